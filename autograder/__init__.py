@@ -1,0 +1,1 @@
+"""Autograder for the Minesweeper teaching kit."""

@@ -1,0 +1,97 @@
+"""Renderings of a game: the 6.009 HyperMines nested lists and a readable terminal picture."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .game import Face, Game
+
+# 6.009 HyperMines conventions.
+HIDDEN = "_"
+BOMB = "."
+ZERO = " "
+
+# Terminal symbols (ASCII, so every terminal shows them).
+TERMINAL_SYMBOLS = {
+    Face.COVERED: "#",
+    Face.FLAG: "F",
+    Face.QUESTION: "?",
+    Face.MINE: "*",
+    Face.EXPLODED: "X",
+    Face.WRONG_FLAG: "x",
+}
+ZERO_SYMBOL = "."
+
+_ANSI = {
+    "F": "\033[1;31m", "?": "\033[35m", "*": "\033[1m", "X": "\033[1;41m", "x": "\033[31m",
+    "1": "\033[34m", "2": "\033[32m", "3": "\033[31m", "4": "\033[35m", "#": "\033[2m",
+}
+_RESET = "\033[0m"
+
+
+def hypermines_render(game: Game, xray: bool = False) -> list:
+    """Nested lists of one-cell strings: '_' hidden, '.' bomb, ' ' zero, else the number.
+
+    With `xray` every cell is shown. Numbers of charged boards can be negative or longer than a
+    digit; they are written with `str`.
+    """
+    text = game.numbers.astype(str).astype(object)
+    text[game.numbers == 0] = ZERO
+    text[game.mines] = BOMB
+    if not xray:
+        text[~game.revealed] = HIDDEN
+    return text.tolist()
+
+
+def hypermines_board(game: Game) -> list:
+    """The 6.009 `board`: '.' for a bomb, else the neighbour count (an int)."""
+    board = game.numbers.astype(object)
+    board[game.mines] = BOMB
+    return board.tolist()
+
+
+def cell_text(face: int, number: int) -> str:
+    if face == Face.OPEN:
+        return ZERO_SYMBOL if number == 0 else str(number)
+    return TERMINAL_SYMBOLS[Face(face)]
+
+
+def terminal_render(game: Game, *, xray: bool = False, color: bool = False) -> str:
+    """A readable picture: one grid per 2-D slice, axis labels on the edges.
+
+    `xray` shows every mine and number (used at the end of a terminal game).
+    """
+    faces = game.faces()
+    numbers = game.numbers
+    if xray:
+        faces = np.where(game.mines, np.where(faces == Face.EXPLODED, Face.EXPLODED, Face.MINE), Face.OPEN)
+    cells = np.vectorize(cell_text, otypes=[object])(faces, numbers) if faces.size else np.empty(faces.shape, object)
+    width = max((len(s) for s in cells.ravel()), default=1)
+    shape = game.shape
+    if len(shape) == 1:
+        cells = cells.reshape(1, shape[0])
+        blocks = [((), cells)]
+    else:
+        blocks = [(index, cells[index]) for index in np.ndindex(*shape[:-2])]
+    out = []
+    for index, grid in blocks:
+        if index:
+            out.append("slice [" + ", ".join(str(i) for i in index) + ", :, :]")
+        out.append(_grid(grid, width, color, one_d=len(shape) == 1))
+    return "\n\n".join(out) + "\n"
+
+
+def _grid(grid: np.ndarray, width: int, color: bool, one_d: bool) -> str:
+    rows, cols = grid.shape
+    label = 0 if one_d else len(str(rows - 1))
+    col_w = max(width, len(str(cols - 1)))
+    lines = [" " * (label + 1) + " ".join(str(c).rjust(col_w) for c in range(cols))]
+    for r in range(rows):
+        cells = []
+        for c in range(cols):
+            text = grid[r, c].rjust(col_w)
+            if color and grid[r, c] in _ANSI:
+                text = _ANSI[grid[r, c]] + text + _RESET
+            cells.append(text)
+        lines.append(("" if one_d else str(r).rjust(label)) + " " + " ".join(cells))
+    return "\n".join(lines)
