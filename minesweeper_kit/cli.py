@@ -1,0 +1,46 @@
+"""The `mines` command: play, start the notebooks, and measure bots in the arena."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from . import __version__
+
+# Each module adds its own subcommand through a `register(subparsers)` function.
+COMMAND_MODULES = ("minesweeper_kit.play", "minesweeper_kit.lab", "minesweeper_kit.arena")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mines",
+        description="Minesweeper teaching kit: play any board (2-D to N-D, torus, charged mines), "
+        "start the notebooks, and measure bots.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            if error.name != name:
+                raise
+            continue
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "run"):
+        parser.print_help()
+        return 2
+    try:
+        return args.run(args)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""Round trips and bad input for every file format the kit reads and writes."""
+
+import json
+
+import pytest
+
+from minesweeper_kit import Game
+from minesweeper_kit.formats import gamejson, jsonlog, project10, sweepmine
+
+
+def played_game():
+    game = Game.new((9, 9), 10, seed=3)
+    game.dig((4, 4)); game.cycle_mark((0, 0)); game.cycle_mark((8, 8)); game.cycle_mark((8, 8))
+    return game
+
+
+def test_game_dict_round_trips_through_json():
+    game = played_game()
+    data = json.loads(json.dumps(gamejson.game_to_dict(game)))
+    again = gamejson.game_from_dict(data)
+    assert (again.faces() == game.faces()).all() and (again.mines == game.mines).all()
+    assert again.state == game.state and again.history == game.history
+
+
+def test_unplaced_game_dict_keeps_seed_and_rules():
+    game = Game.new((4, 4, 4), 6, torus=True, first_move="opening", seed=9)
+    again = gamejson.game_from_dict(gamejson.game_to_dict(game))
+    game.dig((0, 0, 0)); again.dig((0, 0, 0))
+    assert (again.mines == game.mines).all()
+
+
+@pytest.mark.parametrize("data, message", [
+    ({}, "format"), ({"format": "minesweeper-kit/game"}, "lacks the field"),
+])
+def test_bad_game_dicts(data, message):
+    with pytest.raises(ValueError, match=message):
+        gamejson.game_from_dict(data)
+
+
+def test_json_lines_log_replays_move_by_move():
+    game = played_game()
+    log = jsonlog.read(jsonlog.record(game))
+    positions = list(log.positions())
+    assert len(positions) == len(game.history) + 1
+    assert positions[0].revealed.sum() == 0
+    assert (positions[-1].faces() == game.faces()).all()
+
+
+@pytest.mark.parametrize("text, message", [
+    ("", "empty"), ("{", "not JSON"), ('{"format": "x"}', "header"),
+    ('{"format": "minesweeper-kit/log", "shape": [2, 2], "torus": false, "reveal": "flood", "mines": [[0, 0]]}\n{"action": "jump", "at": [0, 0]}', "line 2"),
+    ('{"format": "minesweeper-kit/log", "shape": [2, 2], "torus": false, "reveal": "flood", "mines": [[5, 0]]}', "off the board"),
+])
+def test_bad_json_logs(text, message):
+    with pytest.raises(ValueError, match=message):
+        jsonlog.read(text)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("5\n", "two lines"), ("x\n2\n", "width"), ("2\n2\n0, 1\n", "height says 2"),
+    ("2\n1\n0, 1, 0\n", "3 cells"), ("2\n1\n0, 2\n", "0 or 1"), ("27\n1\n" + ", ".join("0" * 27) + "\n", "at most 26"),
+])
+def test_bad_project10_board_files(text, message):
+    with pytest.raises(ValueError, match=message):
+        project10.parse_board(text)
+
+
+def test_project10_coordinates_count_rows_from_the_bottom():
+    game = project10.board_game([[False] * 3 for _ in range(4)])
+    assert project10.parse_coordinate("a0", game) == (3, 0)
+    assert project10.parse_coordinate("c3", game) == (0, 2)
+    assert project10.format_coordinate((0, 2), game) == "c3"
+    for bad in ("d0", "a4", "0a", ""):
+        with pytest.raises(ValueError):
+            project10.parse_coordinate(bad, game)
+
+
+def test_sweepmine_log_of_a_played_game_round_trips():
+    game = Game.new((9, 9), 10, seed=21)
+    game.dig((0, 0)); game.toggle_flag((8, 8))
+    text = sweepmine.write_log(sweepmine.log_from_game(game))
+    log = sweepmine.read_log(text)
+    assert sweepmine.write_log(log) == text
+    assert (log.replay().faces() == game.faces()).all()
+
+
+@pytest.mark.parametrize("text, message", [
+    ("3 3 1 0 0\n", "6 integers"),
+    ("3 3 1 0 0 0\n1 1 1\n1 101 1\n1 1\n", "grader grid row 3"),
+    ("2 2 1 0 0 0\n101 1 \n1 5 \n1 1 \n1 1 \n", "says 5"),
+    ("2 2 1 0 0 0\n101 1 \n1 1 \n1 1 \n1 1 \n7 1 1\n", "0 \\(uncover\\) or 1"),
+    ("2 2 1 0 0 0\n101 1 \n1 1 \n1 1 \n1 1 \nWIN\n0 1 1\n", "nothing may follow"),
+])
+def test_bad_sweepmine_logs(text, message):
+    with pytest.raises(ValueError, match=message):
+        sweepmine.read_log(text).to_game()
+
+
+def test_sweepmine_charges_make_numbers():
+    text = "2 2 1 1 1 0\n101 -4 \n-4 -4 \n-4 1 \n1 1 \n"
+    game = sweepmine.read_log(text).to_game()
+    assert game.numbers[1, 1] == -4 and game.effective_reveal == "single"
