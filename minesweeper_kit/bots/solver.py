@@ -1,0 +1,590 @@
+"""The reference solver: exact inference, exact probabilities, and a guessing policy.
+
+How it decides, each time it has no cell already known to be safe:
+
+1. **Constraints.** Every open cell next to covered cells says: the charges of the mines among
+   its covered neighbours add up to its number (minus the charges of neighbours already known to
+   be mines). With every charge 1 that is the classic count; with charges it can be 0 or negative.
+2. **Propagation.** Each constraint alone bounds what each of its cells can be (the rest of the
+   constraint can only add up to a known range); cells forced to mine or safe are fixed, and the
+   constraints shrink, until nothing changes. Cheap and it settles most moves.
+3. **Enumeration.** The remaining frontier splits into independent components (cells linked by
+   shared constraints). Inside a component, cells with the same constraints and the same charge
+   are interchangeable, so they are grouped into *boxes* and a box of s cells holding m mines
+   counts C(s, m) configurations. A backtracking search over boxes lists every consistent
+   configuration, tallied by its mine count.
+4. **Global count.** Components are combined by convolution over mine counts, and each total is
+   weighted by C(U, M - k): the ways to put the remaining mines in the U unconstrained cells. This
+   gives the exact probability of a mine in every covered cell (exact integers until the final
+   division, so "certainly safe" really means probability zero).
+5. **Guessing.** If no cell is certainly safe: the first click goes to a corner (most likely to
+   open a region); otherwise, among the cells whose mine probability is (nearly) the lowest, the
+   one most likely to make progress: a cell with few covered neighbours, whose number is likely to
+   settle them, and, when only a few configurations remain, an exact one-move lookahead that
+   counts how often the revealed number would leave a certainly safe cell.
+
+The solver only digs; it never needs flags to win (both Sweepmine and the kit's engine win when
+every safe cell is open). It remembers, within one game, the cells it has proved safe or mined,
+so between guesses it plays its queue of safe cells without recomputing.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from functools import lru_cache
+
+import numpy as np
+
+from ..geometry import Geometry
+from .view import FLAG, UNKNOWN, Move, View
+
+# Backtracking budget per component (search nodes); beyond it the component is approximated.
+MAX_NODES = 200_000
+# Lookahead only when the whole frontier has at most this many configurations.
+LOOKAHEAD_CONFIGS = 64
+# Candidates considered for a guess: probability within this much of the safest cell.
+GUESS_SLACK = 0.002
+
+
+@lru_cache(maxsize=16)
+def neighbour_table(shape: tuple[int, ...], torus: bool) -> tuple[tuple[int, ...], ...]:
+    """For every flat cell index, the flat indices of its neighbours (itself excluded)."""
+    geometry = Geometry(shape, torus)
+    table = []
+    for index in range(geometry.size):
+        cells = geometry.closed_neighbourhood(np.array([index]))
+        table.append(tuple(int(c) for c in cells if c != index))
+    return tuple(table)
+
+
+class Analysis:
+    """The result of one inference pass over a position (flat indices throughout)."""
+
+    def __init__(self) -> None:
+        self.safe: set[int] = set()
+        self.mines: set[int] = set()
+        self.probability: dict[int, float] = {}  # covered, undecided cells -> P(mine)
+        self.exact = True  # False when a component was too large and was approximated
+        self.configurations = 0  # frontier configurations (0 when unknown or huge)
+
+
+class ReferenceSolver:
+    """The kit's strongest bot. ``ReferenceSolver().next_move(view)``; one object per game at a time."""
+
+    name = "reference solver"
+
+    def __init__(self, lookahead: bool = True) -> None:
+        self.lookahead = lookahead
+        self.new_game()
+
+    def new_game(self) -> None:
+        """Forget what was learned about the previous board."""
+        self._key: tuple | None = None
+        self._known_safe: set[int] = set()
+        self._known_mines: set[int] = set()
+        self._open_count = 0
+
+    # ------------------------------------------------------------------ the move
+    def next_move(self, view: View) -> Move:
+        grid = view.grid.ravel().tolist()
+        covered = [i for i, v in enumerate(grid) if v == UNKNOWN or v == FLAG]
+        if not covered:
+            raise ValueError("no covered cell left to play")
+        key = (view.shape, view.torus, view.mines, view.charges.tobytes())
+        open_count = len(grid) - len(covered)
+        if key != self._key or open_count < self._open_count or not view.moves:
+            self.new_game()
+            self._key = key
+        self._open_count = open_count
+        shape = view.shape
+
+        if open_count == 0:
+            return Move.dig(self.first_click(shape, view.torus))
+
+        self._known_safe = {i for i in self._known_safe if grid[i] == UNKNOWN or grid[i] == FLAG}
+        if not self._known_safe:
+            analysis = analyse(view, grid, self._known_mines)
+            self._known_safe |= analysis.safe
+            self._known_mines |= analysis.mines
+        else:
+            analysis = None
+        if self._known_safe:
+            return self._play_safe(grid, shape)
+        assert analysis is not None
+        return Move.dig(_unflat(self.guess(view, grid, analysis), shape))
+
+    def _play_safe(self, grid: list[int], shape: tuple[int, ...]) -> Move:
+        cell = min(self._known_safe)
+        if grid[cell] == FLAG:  # a flag left on a safe cell: lift it so the cell can be dug
+            return Move.flag(_unflat(cell, shape))
+        self._known_safe.discard(cell)
+        return Move.dig(_unflat(cell, shape))
+
+    @staticmethod
+    def first_click(shape: tuple[int, ...], torus: bool) -> tuple[int, ...]:
+        """A corner on a bounded board (fewest neighbours, so the likeliest zero); any cell on a torus."""
+        return tuple(0 for _ in shape)
+
+    # ------------------------------------------------------------------ guessing
+    def guess(self, view: View, grid: list[int], analysis: Analysis) -> int:
+        prob = {i: p for i, p in analysis.probability.items() if grid[i] == UNKNOWN}
+        if not prob:  # only flagged cells remain undecided: the policy still has to dig one
+            prob = dict(analysis.probability)
+            cell = min(prob, key=prob.get)
+            return cell
+        best = min(prob.values())
+        candidates = [i for i, p in prob.items() if p <= best + GUESS_SLACK]
+        table = neighbour_table(view.shape, view.torus)
+        if (
+            self.lookahead
+            and analysis.exact
+            and 0 < analysis.configurations <= LOOKAHEAD_CONFIGS
+            and len(candidates) > 1
+        ):
+            return lookahead_choice(view, grid, self._known_mines, candidates, prob)
+
+        def score(i: int) -> tuple:
+            covered_nbrs = sum(1 for j in table[i] if grid[j] == UNKNOWN or grid[j] == FLAG)
+            return (round(prob[i], 9), covered_nbrs, i)
+
+        return min(candidates, key=score)
+
+
+# ---------------------------------------------------------------------- inference
+def analyse(view: View, grid: list[int] | None = None, known_mines: Iterable[int] = ()) -> Analysis:
+    """Exact inference on a position: certainly safe cells, certain mines, P(mine) of the rest."""
+    if grid is None:
+        grid = view.grid.ravel().tolist()
+    charges = view.charges.ravel().tolist()
+    table = neighbour_table(view.shape, view.torus)
+    known_mines = set(known_mines)
+    out = Analysis()
+    out.mines |= known_mines
+    covered = {i for i, v in enumerate(grid) if v == UNKNOWN or v == FLAG}
+
+    # 1. constraints from open cells that touch covered cells
+    constraints: list[list] = []  # [cells(list), rhs]
+    for i, v in enumerate(grid):
+        if v == UNKNOWN or v == FLAG:
+            continue
+        cells = []
+        rhs = v
+        for j in table[i]:
+            if j in covered:
+                if j in known_mines:
+                    rhs -= charges[j]
+                else:
+                    cells.append(j)
+        if cells:
+            constraints.append([cells, rhs])
+
+    # 2. propagation, one constraint at a time
+    fixed: dict[int, int] = {}
+    changed = True
+    while changed:
+        changed = False
+        for con in constraints:
+            cells, rhs = con
+            if any(c in fixed for c in cells):
+                keep = []
+                for c in cells:
+                    if c in fixed:
+                        rhs -= charges[c] * fixed[c]
+                    else:
+                        keep.append(c)
+                cells = keep
+                con[0], con[1] = cells, rhs
+            if not cells:
+                continue
+            lo = sum(charges[c] for c in cells if charges[c] < 0)
+            hi = sum(charges[c] for c in cells if charges[c] > 0)
+            for c in cells:
+                ch = charges[c]
+                rlo = lo - min(ch, 0)
+                rhi = hi - max(ch, 0)
+                can_mine = rlo <= rhs - ch <= rhi
+                can_safe = rlo <= rhs <= rhi
+                if can_mine and not can_safe:
+                    fixed[c] = 1
+                    changed = True
+                elif can_safe and not can_mine:
+                    fixed[c] = 0
+                    changed = True
+            if changed:
+                break  # re-reduce constraints with the new facts
+    for c, v in fixed.items():
+        (out.mines if v else out.safe).add(c)
+    constraints = [con for con in constraints if con[0]]
+
+    mines_left = view.mines - len(out.mines)
+    frontier = {c for con in constraints for c in con[0]}
+    outside = [i for i in covered if i not in frontier and i not in out.mines and i not in out.safe]
+    n_out = len(outside)
+
+    # 3. components and boxes
+    components = _components(constraints)
+    results = []
+    for cons in components:
+        res = _enumerate_component(cons, charges, mines_left)
+        if res is None:
+            out.exact = False
+            res = _approximate_component(cons, charges)
+        results.append(res)
+
+    # 4. global combination
+    polys = [r[0] for r in results]
+    total = _convolve_all(polys)
+    weight_of_total = {}
+    z = 0
+    for k, w in total.items():
+        rest = mines_left - k
+        if 0 <= rest <= n_out:
+            ww = w * math.comb(n_out, rest)
+            weight_of_total[k] = ww
+            z += ww
+    if z == 0:
+        # Inconsistent view (e.g. a wrong number fed in by hand): fall back to a flat guess.
+        for i in covered:
+            if i not in out.mines and i not in out.safe:
+                out.probability[i] = 0.5
+        out.exact = False
+        return out
+    configs = 0
+    for k, w in total.items():
+        if 0 <= mines_left - k <= n_out:
+            configs += w
+    out.configurations = configs if n_out == 0 else 0
+
+    for idx, (poly, box_sums, boxes) in enumerate(results):
+        others = _convolve_all(polys[:idx] + polys[idx + 1 :])
+        # factor[k] = sum_K' others[K'] * C(n_out, mines_left - k - K')
+        factor = {}
+        for k in poly:
+            f = 0
+            for kk, w in others.items():
+                rest = mines_left - k - kk
+                if 0 <= rest <= n_out:
+                    f += w * math.comb(n_out, rest)
+            factor[k] = f
+        for b, cells in enumerate(boxes):
+            num = 0
+            for k, sums in box_sums.items():
+                if factor[k]:
+                    num += sums[b] * factor[k]
+            size = len(cells)
+            if num == 0:
+                out.safe.update(cells)
+                continue
+            p = num / (z * size)
+            if num == z * size:
+                out.mines.update(cells)
+                continue
+            for c in cells:
+                out.probability[c] = p
+    if n_out:
+        num = sum(w * (mines_left - k) for k, w in weight_of_total.items())
+        if num == 0:
+            out.safe.update(outside)
+        elif num == z * n_out:
+            out.mines.update(outside)
+        else:
+            p = num / (z * n_out)
+            for c in outside:
+                out.probability[c] = p
+    return out
+
+
+def _components(constraints: list[list]) -> list[list[list]]:
+    """Group constraints that share cells (union-find over cells)."""
+    parent: dict[int, int] = {}
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for cells, _ in constraints:
+        for c in cells:
+            parent.setdefault(c, c)
+        r0 = find(cells[0])
+        for c in cells[1:]:
+            r = find(c)
+            if r != r0:
+                parent[r] = r0
+    groups: dict[int, list[list]] = {}
+    for con in constraints:
+        groups.setdefault(find(con[0][0]), []).append(con)
+    return list(groups.values())
+
+
+def _boxes(cons: list[list], charges: list[int]):
+    """Group a component's cells by (the constraints they are in, their charge)."""
+    membership: dict[int, list[int]] = {}
+    for ci, (cells, _) in enumerate(cons):
+        for c in cells:
+            membership.setdefault(c, []).append(ci)
+    by_key: dict[tuple, list[int]] = {}
+    for c, cis in membership.items():
+        by_key.setdefault((tuple(cis), charges[c]), []).append(c)
+    keys = list(by_key)
+    boxes = [by_key[k] for k in keys]
+    box_cons = [list(k[0]) for k in keys]
+    box_charge = [k[1] for k in keys]
+    return boxes, box_cons, box_charge
+
+
+def _enumerate_component(cons: list[list], charges: list[int], mines_left: int):
+    """All configurations of one component, by mine count.
+
+    Returns (poly, box_sums, boxes): poly[k] = number of configurations with k mines;
+    box_sums[k][b] = total mines in box b over those configurations; or None if too large.
+    """
+    boxes, box_cons, box_charge = _boxes(cons, charges)
+    nb = len(boxes)
+    sizes = [len(b) for b in boxes]
+    # Order boxes so that constraints close early: walk constraints in BFS order.
+    con_boxes: list[list[int]] = [[] for _ in cons]
+    for b, cis in enumerate(box_cons):
+        for ci in cis:
+            con_boxes[ci].append(b)
+    order: list[int] = []
+    seen_box = [False] * nb
+    seen_con = [False] * len(cons)
+    queue = [0]
+    seen_con[0] = True
+    while queue:
+        ci = queue.pop(0)
+        for b in sorted(con_boxes[ci], key=lambda b: -len(box_cons[b])):
+            if not seen_box[b]:
+                seen_box[b] = True
+                order.append(b)
+                for cj in box_cons[b]:
+                    if not seen_con[cj]:
+                        seen_con[cj] = True
+                        queue.append(cj)
+    residual = [rhs for _, rhs in cons]
+    lo = [0] * len(cons)
+    hi = [0] * len(cons)
+    for b in range(nb):
+        ch = box_charge[b]
+        for ci in box_cons[b]:
+            if ch < 0:
+                lo[ci] += ch * sizes[b]
+            else:
+                hi[ci] += ch * sizes[b]
+    assign = [0] * nb
+    poly: dict[int, int] = {}
+    box_sums: dict[int, list[int]] = {}
+    binom = [[math.comb(s, m) for m in range(s + 1)] for s in sizes]
+    nodes = 0
+    order_cons = [box_cons[b] for b in order]
+    order_charge = [box_charge[b] for b in order]
+    order_size = [sizes[b] for b in order]
+    limit = max(mines_left, 0)
+
+    def rec(pos: int, k: int, w: int) -> bool:
+        nonlocal nodes
+        if pos == nb:
+            poly[k] = poly.get(k, 0) + w
+            sums = box_sums.get(k)
+            if sums is None:
+                sums = box_sums[k] = [0] * nb
+            for b in range(nb):
+                if assign[b]:
+                    sums[b] += w * assign[b]
+            return True
+        nodes += 1
+        if nodes > MAX_NODES:
+            return False
+        b = order[pos]
+        cis = order_cons[pos]
+        ch = order_charge[pos]
+        size = order_size[pos]
+        # remove this box's capacity from its constraints
+        for ci in cis:
+            if ch < 0:
+                lo[ci] -= ch * size
+            else:
+                hi[ci] -= ch * size
+        ok_all = True
+        for v in range(size + 1):
+            if k + v > limit:
+                break
+            delta = ch * v
+            ok = True
+            for ci in cis:
+                r = residual[ci] - delta
+                if r < lo[ci] or r > hi[ci]:
+                    ok = False
+                    break
+            if not ok:
+                continue
+            for ci in cis:
+                residual[ci] -= delta
+            assign[b] = v
+            cont = rec(pos + 1, k + v, w * binom[b][v])
+            for ci in cis:
+                residual[ci] += delta
+            if not cont:
+                ok_all = False
+                break
+        assign[b] = 0
+        for ci in cis:
+            if ch < 0:
+                lo[ci] += ch * size
+            else:
+                hi[ci] += ch * size
+        return ok_all
+
+    if not rec(0, 0, 1):
+        return None
+    return poly, box_sums, boxes
+
+
+def _approximate_component(cons: list[list], charges: list[int]):
+    """A stand-in for a component too large to enumerate: each cell gets its worst local density.
+
+    It keeps the (poly, box_sums, boxes) shape with a single mine count so that the global
+    combination still runs. Certainty is never claimed from an approximation.
+    """
+    est: dict[int, float] = {}
+    for cells, rhs in cons:
+        pos = sum(charges[c] for c in cells if charges[c] > 0) or 1
+        dens = min(max(rhs / pos, 0.05), 0.95)
+        for c in cells:
+            est[c] = max(est.get(c, 0.0), dens)
+    cells = list(est)
+    scale = 1 << 20
+    k = round(sum(est.values()))
+    sums = [max(1, min(scale - 1, int(est[c] * scale))) for c in cells]
+    return {k: scale}, {k: sums}, [[c] for c in cells]
+
+
+def _convolve_all(polys: list[dict[int, int]]) -> dict[int, int]:
+    total = {0: 1}
+    for poly in polys:
+        nxt: dict[int, int] = {}
+        for a, wa in total.items():
+            for b, wb in poly.items():
+                nxt[a + b] = nxt.get(a + b, 0) + wa * wb
+        total = nxt
+    return total
+
+
+# ---------------------------------------------------------------------- lookahead
+def lookahead_choice(view: View, grid: list[int], known_mines: set[int], candidates: list[int],
+                     prob: dict[int, float]) -> int:
+    """Among `candidates`, the cell maximising P(safe and the revealed number proves a cell safe).
+
+    Used only when the frontier has few configurations: it lists them, and for each candidate
+    groups the configurations where it is safe by the number it would show.
+    """
+    configs = list_configurations(view, grid, known_mines)
+    if not configs:
+        return min(candidates, key=lambda i: (prob[i], i))
+    charges = view.charges.ravel().tolist()
+    table = neighbour_table(view.shape, view.torus)
+    covered = [i for i, v in enumerate(grid) if v == UNKNOWN or v == FLAG]
+    total = sum(w for _, w in configs)
+    best_cell, best_score = candidates[0], -1.0
+    for cell in candidates:
+        groups: dict[int, list[tuple[frozenset, int]]] = {}
+        for mines, w in configs:
+            if cell in mines:
+                continue
+            number = sum(charges[j] for j in table[cell] if j in mines)
+            groups.setdefault(number, []).append((mines, w))
+        good = 0
+        for group in groups.values():
+            gw = sum(w for _, w in group)
+            # some other covered cell that is safe in every configuration of the group
+            union = frozenset().union(*(m for m, _ in group))
+            if any(i != cell and i not in union for i in covered):
+                good += gw
+        score = good / total
+        if score > best_score + 1e-12 or (abs(score - best_score) <= 1e-12 and prob[cell] < prob[best_cell]):
+            best_cell, best_score = cell, score
+    return best_cell
+
+
+def list_configurations(view: View, grid: list[int], known_mines: set[int]):
+    """Every placement of the remaining mines consistent with the view, when the whole covered
+    area is constrained (no outside cells); [(mine set, 1), ...]. Empty if not applicable."""
+    charges = view.charges.ravel().tolist()
+    table = neighbour_table(view.shape, view.torus)
+    covered = [i for i, v in enumerate(grid) if v == UNKNOWN or v == FLAG]
+    cov = set(covered)
+    cons = []
+    for i, v in enumerate(grid):
+        if v == UNKNOWN or v == FLAG:
+            continue
+        cells = [j for j in table[i] if j in cov]
+        if cells:
+            cons.append((cells, v))
+    constrained = {c for cells, _ in cons for c in cells}
+    if constrained != cov:
+        return []
+    order = sorted(cov)
+    index = {c: n for n, c in enumerate(order)}
+    cons_of: list[list[int]] = [[] for _ in order]
+    for ci, (cells, _) in enumerate(cons):
+        for c in cells:
+            cons_of[index[c]].append(ci)
+    residual = [v for _, v in cons]
+    remaining_pos = [sum(charges[c] for c in cells if charges[c] > 0) for cells, _ in cons]
+    remaining_neg = [sum(charges[c] for c in cells if charges[c] < 0) for cells, _ in cons]
+    out: list[tuple[frozenset, int]] = []
+    chosen: list[int] = []
+    total_mines = view.mines
+
+    def rec(n: int) -> bool:
+        if len(out) > 4 * LOOKAHEAD_CONFIGS:
+            return False
+        if n == len(order):
+            if len(chosen) == total_mines and all(r == 0 for r in residual):
+                out.append((frozenset(chosen), 1))
+            return True
+        c = order[n]
+        ch = charges[c]
+        for ci in cons_of[n]:
+            if ch > 0:
+                remaining_pos[ci] -= ch
+            else:
+                remaining_neg[ci] -= ch
+        ok = True
+        for v in (0, 1):
+            if v and len(chosen) >= total_mines:
+                break
+            delta = ch * v
+            if all(remaining_neg[ci] <= residual[ci] - delta <= remaining_pos[ci] for ci in cons_of[n]):
+                for ci in cons_of[n]:
+                    residual[ci] -= delta
+                if v:
+                    chosen.append(c)
+                ok = rec(n + 1)
+                if v:
+                    chosen.pop()
+                for ci in cons_of[n]:
+                    residual[ci] += delta
+                if not ok:
+                    break
+        for ci in cons_of[n]:
+            if ch > 0:
+                remaining_pos[ci] += ch
+            else:
+                remaining_neg[ci] += ch
+        return ok
+
+    if not rec(0):
+        return []
+    return out
+
+
+def _unflat(index: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    out = []
+    for size in reversed(shape):
+        index, value = divmod(index, size)
+        out.append(value)
+    return tuple(reversed(out))
