@@ -1,0 +1,24 @@
+"""Jupyter widgets: the inline board, a replay viewer and a neighbour explorer.
+
+Each is one anywidget model with an ES module front end in ``static/`` (no build step).
+"""
+
+from .board import Board
+from .drivers import (
+    EngineDriver,
+    FieldDriver,
+    FunctionsDriver,
+    HyperMinesDriver,
+    NewBoardDriver,
+    StudentCodeError,
+)
+
+__all__ = [
+    "Board",
+    "EngineDriver",
+    "FieldDriver",
+    "FunctionsDriver",
+    "HyperMinesDriver",
+    "NewBoardDriver",
+    "StudentCodeError",
+]

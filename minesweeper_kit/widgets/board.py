@@ -1,0 +1,211 @@
+"""The inline board: one anywidget model, one canvas, any number of dimensions.
+
+The whole board travels as one bytes trait (``cells``: one little-endian int32 code per cell, in
+row-major order, see ``drivers``), replaced as a whole after each action. Clicks come in as custom
+messages ``{"action": "dig" | "mark", "at": [...]}`` and ``{"action": "new"}``; each one is
+answered by a single state update. Sliders over the extra axes, hover highlighting and the flag-mode
+toggle live in the front end (static/board.js) and cost no round trip.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import time
+from typing import Any, Sequence
+
+import anywidget
+import numpy as np
+import traitlets as t
+
+from .drivers import COVERED, Driver, StudentCodeError, driver_for
+
+STATIC = pathlib.Path(__file__).parent / "static"
+MAX_CELLS = 1 << 20
+
+
+def encode(cells: np.ndarray | None) -> bytes:
+    """A view's cell codes on the wire: int32 little-endian, row-major."""
+    if cells is None:
+        return b""
+    return np.ascontiguousarray(cells, dtype="<i4").tobytes()
+
+
+def decode(data: bytes, shape: Sequence[int]) -> np.ndarray:
+    """The inverse of :func:`encode` (used by tests and tools reading a widget's state)."""
+    return np.frombuffer(data, dtype="<i4").reshape(tuple(shape))
+
+
+class Board(anywidget.AnyWidget):
+    """Play Minesweeper inline: the kit's engine, or the student's own code.
+
+    >>> Board((16, 30), 99, seed=7)                       # the engine
+    >>> Board((3, 4, 5), 6, play=HyperMinesGame)          # a 6.009-style class
+    >>> Board((8, 8), 10, play=new_board)                 # a student's new_board function
+    >>> Board(play=Game.new((9, 9), 10))                  # an engine game already made
+
+    Left click digs, right click cycles flag / question / covered; the flag-mode button makes a
+    left click mark instead (trackpads, touch). Student errors show in the widget.
+    """
+
+    _esm = STATIC / "board.js"
+    _css = STATIC / "board.css"
+
+    shape = t.List(t.Int()).tag(sync=True)
+    torus = t.Bool(False).tag(sync=True)
+    cells = t.Bytes(b"").tag(sync=True)
+    xray_cells = t.Bytes(b"").tag(sync=True)
+    diff = t.Bytes(b"").tag(sync=True)
+    state = t.Unicode("ongoing").tag(sync=True)
+    mines = t.Int(0).tag(sync=True)
+    mines_left = t.Int(0).tag(sync=True)
+    seed = t.Unicode("").tag(sync=True)
+    title = t.Unicode("").tag(sync=True)
+    elapsed = t.Float(0.0).tag(sync=True)
+    running = t.Bool(False).tag(sync=True)
+    digs = t.Int(0).tag(sync=True)
+    revealed = t.Int(0).tag(sync=True)
+    error = t.Dict({}).tag(sync=True)
+    xray = t.Bool(False).tag(sync=True)
+    compare = t.Bool(False).tag(sync=True)
+    can_compare = t.Bool(False).tag(sync=True)
+    slice_index = t.List(t.Int()).tag(sync=True)
+    cell_size = t.Int(0).tag(sync=True)
+    version = t.Int(0).tag(sync=True)  # bumped by every update, so a front end can tell them apart
+
+    def __init__(self, shape: Sequence[int] | None = None, mines: int | None = None, *,
+                 play: Any = None, torus: bool = False, charges: tuple[int, int] | None = None,
+                 seed: int | None = None, reveal: str = "flood", first_move: str = "safe",
+                 cell_size: int = 0, **kwargs: Any) -> None:
+        options = {} if play is not None else dict(torus=torus, charges=charges, reveal=reveal,
+                                                   first_move=first_move)
+        self.driver: Driver = driver_for(play, shape, mines, seed, **options)
+        size = int(np.prod(self.driver.shape))
+        if size > MAX_CELLS:
+            raise ValueError(f"a board of {size} cells is too large to show (at most {MAX_CELLS})")
+        super().__init__(cell_size=cell_size, **kwargs)
+        self._started: float | None = None
+        self._finished: float | None = None
+        self.on_msg(self._on_message)
+        self.observe(self._on_toggle, names=["xray", "compare"])
+        self._reset()
+
+    # ------------------------------------------------------------------ Python API
+    @property
+    def game(self) -> Any:
+        """The object being played: an engine ``Game`` or the student's own game."""
+        return self.driver.game
+
+    def dig(self, at: Sequence[int]) -> int:
+        """Dig a cell as a left click would; returns the cells newly revealed (0 on an error)."""
+        return self._act("dig", at)
+
+    def mark(self, at: Sequence[int]) -> None:
+        """Cycle a cell's mark as a right click would."""
+        self._act("mark", at)
+
+    def new_game(self, seed: int | None = None) -> None:
+        """Start again (a fresh random seed unless one is given)."""
+        try:
+            self.driver.new_game(seed)
+        except StudentCodeError as error:
+            self.error = error.as_dict()
+        self._reset()
+
+    def board_view(self) -> np.ndarray:
+        """The cell codes currently shown (see ``drivers`` for their meaning)."""
+        return decode(self.cells, self.shape)
+
+    # ------------------------------------------------------------------ internals
+    def _reset(self) -> None:
+        self._started = self._finished = None
+        self.digs = 0
+        shape = list(self.driver.shape)
+        extra = max(0, len(shape) - 2)
+        with self.hold_sync():
+            self.shape = shape
+            self.torus = bool(self.driver.torus)
+            self.mines = int(self.driver.mines)
+            self.seed = "" if self.driver.seed is None else str(self.driver.seed)
+            self.title = self.driver.name
+            self.can_compare = bool(self.driver.can_compare)
+            if len(self.slice_index) != extra:
+                self.slice_index = [0] * extra
+            self._publish(clear_error=False)
+
+    def _act(self, action: str, at: Sequence[int]) -> int:
+        at = tuple(int(i) for i in at)
+        if len(at) != len(self.driver.shape) or any(
+                not 0 <= i < n for i, n in zip(at, self.driver.shape)):
+            raise ValueError(f"cell {list(at)} is outside a board of shape {list(self.shape)}")
+        result = 0
+        error: dict[str, Any] = {}
+        try:
+            if action == "dig":
+                if self.state == "ongoing":
+                    self.digs += 1
+                    if self._started is None:
+                        self._started = time.monotonic()
+                result = self.driver.dig(at)
+            else:
+                self.driver.mark(at)
+        except StudentCodeError as caught:
+            error = caught.as_dict()
+        with self.hold_sync():
+            self._publish(clear_error=True)
+            if error:
+                self.error = error
+        return result
+
+    def _publish(self, clear_error: bool) -> None:
+        """Read the driver once and send everything that may have changed as one update."""
+        try:
+            view = self.driver.view()
+        except StudentCodeError as caught:
+            self.error = caught.as_dict()
+            if not self.cells:
+                self.cells = encode(np.full(self.driver.shape, COVERED, dtype=np.int32))
+            return
+        self.version += 1
+        if clear_error:
+            self.error = {}
+        if view.state != "ongoing" and self._finished is None and self._started is not None:
+            self._finished = time.monotonic()
+        self.cells = encode(view.cells)
+        self.state = view.state
+        self.mines_left = view.mines_left
+        self.revealed = int(np.count_nonzero(view.cells > -(1 << 30)))
+        self.elapsed = self._elapsed()
+        self.running = self._started is not None and self._finished is None
+        self.xray_cells = encode(self.driver.xray()) if self.xray else b""
+        self.diff = self._diff(view.cells) if self.compare else b""
+
+    def _elapsed(self) -> float:
+        if self._started is None:
+            return 0.0
+        end = self._finished if self._finished is not None else time.monotonic()
+        return round(end - self._started, 3)
+
+    def _diff(self, shown: np.ndarray) -> bytes:
+        try:
+            reference = self.driver.reference()
+        except Exception:
+            reference = None
+        if reference is None:
+            return b""
+        return (shown != reference).astype(np.uint8).tobytes()
+
+    def _on_toggle(self, change: dict) -> None:
+        with self.hold_sync():
+            self._publish(clear_error=False)
+
+    def _on_message(self, _widget: Any, content: dict, _buffers: list) -> None:
+        action = content.get("action") if isinstance(content, dict) else None
+        if action in ("dig", "mark"):
+            try:
+                self._act(action, content.get("at", ()))
+            except ValueError as error:
+                self.error = {"message": str(error)}
+        elif action == "new":
+            self.new_game(None)
+        elif action == "dismiss":
+            self.error = {}

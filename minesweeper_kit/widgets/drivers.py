@@ -1,0 +1,654 @@
+"""Drivers: what a board widget plays, behind one small protocol.
+
+A driver owns one game and answers four things: start a new game, dig a cell, cycle a cell's mark,
+and give the current view. The board widget only talks to drivers, so the same widget plays the
+kit's engine, a student's 6.009-style class, a student's plain functions, or the flood-fill step's
+``MineField``/``VisibleField`` classes.
+
+For student code the driver chooses the mines itself (seeded, never under the first dig) and hands
+them to the student's code; it also keeps a reference game of the kit's engine on the same mines,
+so the widget can outline the cells where the student's view differs from the engine's.
+Every call into student code goes through :func:`call_student`, which turns any exception into a
+:class:`StudentCodeError` naming the student's own innermost frame.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+import sysconfig
+import traceback
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol, Sequence
+
+import numpy as np
+
+Coord = tuple[int, ...]
+
+# Cell codes of a view. An open cell holds its number (any int above FACE_BASE); every other face
+# is a code at or below FACE_BASE. The front end (static/board.js) uses the same constants.
+FACE_BASE = -(1 << 30)
+COVERED = FACE_BASE - 1
+FLAG = FACE_BASE - 2
+QUESTION = FACE_BASE - 3
+MINE = FACE_BASE - 4
+EXPLODED = FACE_BASE - 5
+WRONG_FLAG = FACE_BASE - 6
+
+STATES = ("ongoing", "victory", "defeat")
+
+
+@dataclass
+class View:
+    """What a player sees: one int32 code per cell (see the constants above), state, mines left."""
+
+    cells: np.ndarray
+    state: str
+    mines_left: int
+
+
+class Driver(Protocol):
+    """The protocol every driver follows."""
+
+    name: str
+    shape: Coord
+    mines: int
+    torus: bool
+    seed: int | None
+    game: Any
+    can_compare: bool
+
+    def new_game(self, seed: int | None = None) -> None: ...
+
+    def dig(self, at: Coord) -> int: ...
+
+    def mark(self, at: Coord) -> None: ...
+
+    def view(self) -> View: ...
+
+    def xray(self) -> np.ndarray | None: ...
+
+    def reference(self) -> np.ndarray | None: ...
+
+
+# --------------------------------------------------------------------------------------------
+# Student errors
+
+
+class StudentCodeError(Exception):
+    """An exception raised inside student code, with the student's own innermost frame."""
+
+    def __init__(self, error: BaseException, *, calling: str) -> None:
+        self.error = error
+        self.calling = calling
+        self.message = f"{type(error).__name__}: {error}"
+        self.filename, self.where, self.line, self.code = _student_frame(error.__traceback__)
+        super().__init__(f"{calling}: {self.message}")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "message": self.message,
+            "calling": self.calling,
+            "where": self.where,
+            "line": self.line,
+            "code": self.code,
+        }
+
+
+_KIT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_LIBRARY_DIRS = tuple(
+    {os.path.abspath(p) for k in ("stdlib", "platstdlib", "purelib", "platlib")
+     if (p := sysconfig.get_paths().get(k))}
+)
+
+
+def _is_student_file(filename: str) -> bool:
+    if filename.startswith("<frozen") or filename.startswith("<string"):
+        return False
+    path = os.path.abspath(filename)
+    return not (path.startswith(_KIT_DIR + os.sep) or path.startswith(_LIBRARY_DIRS))
+
+
+def _cell_label(filename: str) -> str:
+    """'cell In[7]' for a notebook cell when IPython knows it, else the file name."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None  # type: ignore[attr-defined]
+    if shell is not None:
+        number = getattr(shell.compile, "_filename_map", {}).get(filename)
+        if number is not None:
+            return f"cell In[{number}]"
+    return filename
+
+
+def _student_frame(tb) -> tuple[str, str, int, str]:
+    frames = traceback.extract_tb(tb)
+    chosen = None
+    for frame in frames:
+        if _is_student_file(frame.filename):
+            chosen = frame
+    if chosen is None and frames:
+        chosen = frames[-1]
+    if chosen is None:
+        return "", "", 0, ""
+    code = (chosen.line or linecache.getline(chosen.filename, chosen.lineno or 0)).strip()
+    return chosen.filename, _cell_label(chosen.filename), chosen.lineno or 0, code
+
+
+def call_student(what: str, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Call student code; any exception comes back as a StudentCodeError."""
+    try:
+        return function(*args, **kwargs)
+    except Exception as error:  # student code may raise anything
+        raise StudentCodeError(error, calling=what) from error
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers shared by drivers
+
+
+def _check_game(shape: Sequence[int], mines: int) -> Coord:
+    shape = tuple(int(n) for n in shape)
+    if not 1 <= len(shape) <= 60:
+        raise ValueError(f"shape must have 1 to 60 axes, got {len(shape)}")
+    if any(n < 1 for n in shape):
+        raise ValueError(f"every axis must be at least 1, got shape {shape}")
+    cells = int(np.prod(shape))
+    if not 0 <= mines <= cells - 1:
+        raise ValueError(f"mines must be between 0 and {cells - 1} for shape {shape}, got {mines}")
+    return shape
+
+
+def _check_at(shape: Coord, at: Sequence[int]) -> Coord:
+    at = tuple(int(i) for i in at)
+    if len(at) != len(shape) or any(not 0 <= i < n for i, n in zip(at, shape)):
+        raise ValueError(f"cell {at} is outside a board of shape {shape}")
+    return at
+
+
+def _flatten(nested: Any, shape: Coord, what: str) -> list[Any]:
+    """Row-major list of the leaves of a nested list of the given shape (ValueError otherwise)."""
+    out: list[Any] = []
+
+    def walk(node: Any, depth: int) -> None:
+        if depth == len(shape):
+            out.append(node)
+            return
+        if not isinstance(node, (list, tuple)) or len(node) != shape[depth]:
+            got = len(node) if isinstance(node, (list, tuple)) else type(node).__name__
+            raise ValueError(f"{what} should be nested lists of shape {shape}; "
+                             f"axis {depth} has {got} instead of {shape[depth]}")
+        for child in node:
+            walk(child, depth + 1)
+
+    walk(nested, 0)
+    return out
+
+
+def _engine():
+    import minesweeper_kit as kit
+
+    return kit
+
+
+def engine_codes(game: Any) -> np.ndarray:
+    """The view of an engine game as cell codes, end view included."""
+    Face = _engine().Face
+    faces = np.asarray(game.faces())
+    numbers = np.asarray(game.numbers)
+    cells = np.full(faces.shape, COVERED, dtype=np.int32)
+    for face, code in (("FLAG", FLAG), ("QUESTION", QUESTION), ("MINE", MINE),
+                       ("EXPLODED", EXPLODED), ("WRONG_FLAG", WRONG_FLAG)):
+        cells[faces == int(getattr(Face, face))] = code
+    open_ = faces == int(Face.OPEN)
+    cells[open_] = numbers[open_]
+    return cells
+
+
+def _full_board_codes(shape: Coord, mine_mask: np.ndarray, numbers: np.ndarray) -> np.ndarray:
+    cells = numbers.astype(np.int32).reshape(shape)
+    cells[mine_mask.reshape(shape)] = MINE
+    return cells
+
+
+# --------------------------------------------------------------------------------------------
+# The kit's engine
+
+
+class EngineDriver:
+    """Plays the kit's own engine (``minesweeper_kit.Game``)."""
+
+    can_compare = False
+
+    def __init__(self, shape: Sequence[int] | None = None, mines: int = 0, *, torus: bool = False,
+                 charges: Any = None, seed: int | None = None, reveal: str = "flood",
+                 first_move: str = "safe", game: Any = None) -> None:
+        self.name = "engine"
+        if game is not None:
+            self.game = game
+            self._options = None
+        else:
+            if shape is None:
+                raise ValueError("give a shape and a number of mines, or a game")
+            self._options = dict(shape=tuple(shape), mines=mines, torus=torus, charges=charges,
+                                 reveal=reveal, first_move=first_move)
+            self.game = self._make(seed)
+        self._read_game()
+
+    def _make(self, seed: int | None) -> Any:
+        o = dict(self._options)
+        return _engine().Game.new(o.pop("shape"), o.pop("mines"), seed=seed, **o)
+
+    def _read_game(self) -> None:
+        g = self.game
+        self.shape = tuple(g.shape)
+        self.mines = int(g.mine_count)
+        self.torus = bool(g.torus)
+        self.seed = g.seed
+
+    def new_game(self, seed: int | None = None) -> None:
+        if self._options is None:  # a game handed in: start again with its own rules
+            g = self.game
+            charges = None
+            if g.charged:
+                values = np.asarray(g.charges)
+                charges = (int(values.min()), int(values.max()))
+            self._options = dict(shape=self.shape, mines=self.mines, torus=self.torus,
+                                 charges=charges, reveal=g.reveal, first_move=g.first_move)
+        self.game = self._make(seed)
+        self._read_game()
+
+    def dig(self, at: Coord) -> int:
+        return int(self.game.dig(tuple(at)))
+
+    def mark(self, at: Coord) -> None:
+        self.game.cycle_mark(tuple(at))
+
+    def view(self) -> View:
+        return View(engine_codes(self.game), str(self.game.state), int(self.game.mines_left))
+
+    def xray(self) -> np.ndarray | None:
+        if not self.game.placed:
+            return None
+        return _full_board_codes(self.shape, np.asarray(self.game.mines),
+                                 np.asarray(self.game.numbers))
+
+    def reference(self) -> np.ndarray | None:
+        return None
+
+
+# --------------------------------------------------------------------------------------------
+# Student code
+
+
+class StudentDriver:
+    """What every student driver shares: seeded mines, widget-side marks, the engine reference.
+
+    Subclasses implement ``_start(mine_list)``, ``_dig(at)``, ``_student_view()`` returning
+    (cells, state, mines_left or None), and optionally ``_mark(at)`` when the student's code has
+    marks of its own (``native_marks = True``).
+    """
+
+    native_marks = False
+    can_compare = True
+    flood = True
+
+    def __init__(self, shape: Sequence[int], mines: int, seed: int | None = None,
+                 name: str = "student code") -> None:
+        self.shape = _check_game(shape, mines)
+        self.mines = int(mines)
+        self.torus = False
+        self.name = name
+        self.new_game(seed)
+
+    # ---- protocol
+    def new_game(self, seed: int | None = None) -> None:
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy % (1 << 53))
+        self.seed = int(seed)
+        self.game: Any = None
+        self.mine_list: list[Coord] | None = None
+        self._marks = np.zeros(self.shape, dtype=np.int8)  # 0 none, 1 flag, 2 question
+        self._reference: Any = None
+        self._lost_at: Coord | None = None
+
+    def dig(self, at: Coord) -> int:
+        at = _check_at(self.shape, at)
+        if self.game is None:
+            self._place_mines(at)
+            self._reference = self._make_reference()
+            self.game = self._start(self.mine_list)
+        if not self.native_marks and self._marks[at] == 1:
+            return 0
+        if self._reference is not None:
+            try:
+                self._reference.dig(at)
+            except Exception:
+                self._reference = None
+        if self._is_mine(at) and self._lost_at is None:
+            self._lost_at = at
+        revealed = self._dig(at)
+        if not self.native_marks:
+            self._marks[self._open_mask()] = 0  # the student's flood may open marked cells
+        return int(revealed) if revealed is not None else 0
+
+    def mark(self, at: Coord) -> None:
+        at = _check_at(self.shape, at)
+        if self.game is not None and self.native_marks:
+            if self._reference is not None:
+                self._reference.cycle_mark(at)
+            self._mark(at)
+            return
+        if self.game is not None and self._open_mask()[at]:
+            return
+        if self._finished():
+            return
+        self._marks[at] = (self._marks[at] + 1) % 3
+
+    def view(self) -> View:
+        if self.game is None:
+            cells = np.full(self.shape, COVERED, dtype=np.int32)
+            cells[self._marks == 1] = FLAG
+            cells[self._marks == 2] = QUESTION
+            return View(cells, "ongoing", self.mines - int((self._marks == 1).sum()))
+        cells, state, mines_left = self._student_view()
+        if state not in STATES:
+            raise StudentCodeError(ValueError(f"state should be one of {STATES}, got {state!r}"),
+                                   calling="state")
+        if not self.native_marks:
+            covered = cells == COVERED
+            cells[covered & (self._marks == 1)] = FLAG
+            cells[covered & (self._marks == 2)] = QUESTION
+            mines_left = self.mines - int((self._marks == 1).sum())
+            cells = self._end_view(cells, state)
+        return View(cells, state, int(mines_left))
+
+    def xray(self) -> np.ndarray | None:
+        if self.mine_list is None:
+            return None
+        reference = self._make_reference()
+        if reference is None:
+            return None
+        mask = np.zeros(self.shape, dtype=bool)
+        for at in self.mine_list:
+            mask[at] = True
+        return _full_board_codes(self.shape, mask, np.asarray(reference.numbers))
+
+    def reference(self) -> np.ndarray | None:
+        if self._reference is None:
+            return None
+        return engine_codes(self._reference)
+
+    # ---- shared machinery
+    def _place_mines(self, first: Coord) -> None:
+        rng = np.random.default_rng(self.seed)
+        total = int(np.prod(self.shape))
+        first_flat = int(np.ravel_multi_index(first, self.shape))
+        choices = np.delete(np.arange(total), first_flat)
+        picked = np.sort(rng.choice(choices, size=self.mines, replace=False))
+        self.mine_list = [tuple(int(i) for i in np.unravel_index(f, self.shape)) for f in picked]
+        self._mine_set = set(self.mine_list)
+
+    def _is_mine(self, at: Coord) -> bool:
+        return self.mine_list is not None and at in self._mine_set
+
+    def _make_reference(self) -> Any:
+        try:
+            kit = _engine()
+            return kit.Game.from_mines(self.shape, self.mine_list,
+                                       reveal="flood" if self.flood else "ring")
+        except Exception:
+            return None
+
+    def _open_mask(self) -> np.ndarray:
+        cells, _, _ = self._student_view()
+        return cells > FACE_BASE
+
+    def _finished(self) -> bool:
+        if self.game is None:
+            return False
+        return self._student_view()[1] != "ongoing"
+
+    def _end_view(self, cells: np.ndarray, state: str) -> np.ndarray:
+        """Compose the end view from the mines the widget chose (the student's render has none)."""
+        if state == "ongoing" or self.mine_list is None:
+            return cells
+        mask = np.zeros(self.shape, dtype=bool)
+        for at in self.mine_list:
+            mask[at] = True
+        if state == "victory":
+            cells[mask] = FLAG
+            return cells
+        cells[mask & ((cells == COVERED) | (cells == QUESTION))] = MINE
+        cells[~mask & (cells == FLAG)] = WRONG_FLAG
+        if self._lost_at is not None:
+            cells[self._lost_at] = EXPLODED
+        return cells
+
+
+def _render_codes(rendered: Any, shape: Coord, what: str) -> np.ndarray:
+    """A 6.009 render (``'_'`` hidden, ``'.'`` bomb, ``' '`` zero, digits) as cell codes."""
+    leaves = _flatten(rendered, shape, what)
+    cells = np.empty(len(leaves), dtype=np.int32)
+    for i, leaf in enumerate(leaves):
+        text = str(leaf)
+        if text == "_":
+            cells[i] = COVERED
+        elif text == ".":
+            cells[i] = MINE
+        elif text == " ":
+            cells[i] = 0
+        else:
+            try:
+                cells[i] = int(text)
+            except ValueError:
+                raise ValueError(f"{what} returned {leaf!r}; expected '_', '.', ' ' or a digit")
+    return cells.reshape(shape)
+
+
+class FunctionsDriver(StudentDriver):
+    """Plays plain functions: ``new_game(dimensions, bombs)``, ``dig(game, coordinates)``,
+    ``render(game, xray=False)``; the state is ``game["state"]`` or ``game.state``."""
+
+    def __init__(self, new_game: Callable[..., Any], dig: Callable[..., Any],
+                 render: Callable[..., Any], shape: Sequence[int], mines: int,
+                 seed: int | None = None, name: str | None = None) -> None:
+        self._new = new_game
+        self._dig_fn = dig
+        self._render = render
+        super().__init__(shape, mines, seed, name or getattr(new_game, "__name__", "functions"))
+
+    def _start(self, mine_list: list[Coord]) -> Any:
+        return call_student(getattr(self._new, "__name__", "new_game"), self._new,
+                            list(self.shape), [tuple(m) for m in mine_list])
+
+    def _dig(self, at: Coord) -> Any:
+        return call_student(getattr(self._dig_fn, "__name__", "dig"), self._dig_fn, self.game, at)
+
+    def _state(self) -> str:
+        game = self.game
+        if isinstance(game, dict):
+            return str(game.get("state"))
+        return str(getattr(game, "state", None))
+
+    def _student_view(self) -> tuple[np.ndarray, str, int | None]:
+        name = getattr(self._render, "__name__", "render")
+        rendered = call_student(name, self._render, self.game, False)
+        try:
+            cells = _render_codes(rendered, self.shape, name)
+        except ValueError as error:
+            raise StudentCodeError(error, calling=name) from error
+        return cells, self._state(), None
+
+
+class HyperMinesDriver(FunctionsDriver):
+    """Plays a 6.009-style class: ``cls(dimensions, bombs)`` with ``dig``, ``render``, ``state``."""
+
+    def __init__(self, cls: type, shape: Sequence[int], mines: int,
+                 seed: int | None = None) -> None:
+        self.cls = cls
+        super().__init__(cls, lambda game, at: game.dig(at),
+                         lambda game, xray=False: game.render(xray), shape, mines, seed,
+                         name=cls.__name__)
+
+    def _dig(self, at: Coord) -> Any:
+        return call_student(f"{self.cls.__name__}.dig", self.game.dig, at)
+
+    def _student_view(self) -> tuple[np.ndarray, str, int | None]:
+        name = f"{self.cls.__name__}.render"
+        rendered = call_student(name, self.game.render, False)
+        try:
+            cells = _render_codes(rendered, self.shape, name)
+        except ValueError as error:
+            raise StudentCodeError(error, calling=name) from error
+        return cells, self._state(), None
+
+
+class NewBoardDriver(StudentDriver):
+    """Plays the board a student's ``new_board(dimensions, bombs)`` builds (``'.'`` bomb, else the
+    count): digging and flood fill are the widget's own, the numbers are the student's."""
+
+    def __init__(self, new_board: Callable[..., Any], shape: Sequence[int], mines: int,
+                 seed: int | None = None) -> None:
+        self._new_board = new_board
+        super().__init__(shape, mines, seed, getattr(new_board, "__name__", "new_board"))
+
+    def _start(self, mine_list: list[Coord]) -> Any:
+        name = getattr(self._new_board, "__name__", "new_board")
+        board = call_student(name, self._new_board, list(self.shape), [tuple(m) for m in mine_list])
+        try:
+            leaves = _flatten(board, self.shape, name)
+            values = np.array([MINE if v == "." else int(v) for v in leaves], dtype=np.int32)
+        except (ValueError, TypeError) as error:
+            raise StudentCodeError(error, calling=name) from error
+        self._values = values.reshape(self.shape)
+        self._open = np.zeros(self.shape, dtype=bool)
+        self._state_now = "ongoing"
+        return board
+
+    def _dig(self, at: Coord) -> int:
+        if self._state_now != "ongoing" or self._open[at]:
+            return 0
+        if self._values[at] == MINE:
+            self._open[at] = True
+            self._state_now = "defeat"
+            return 1
+        opened = 0
+        stack = [at]
+        while stack:
+            cell = stack.pop()
+            if self._open[cell] or self._marks[cell] == 1 or self._values[cell] == MINE:
+                continue
+            self._open[cell] = True
+            opened += 1
+            if self._values[cell] == 0:
+                stack.extend(_neighbours(cell, self.shape))
+        if not (~self._open & (self._values != MINE)).any():
+            self._state_now = "victory"
+        return opened
+
+    def _student_view(self) -> tuple[np.ndarray, str, int | None]:
+        cells = np.where(self._open, self._values, COVERED).astype(np.int32)
+        return cells, self._state_now, None
+
+
+def _neighbours(at: Coord, shape: Coord) -> list[Coord]:
+    out = []
+    for offset in np.ndindex(*(3,) * len(shape)):
+        cell = tuple(a + o - 1 for a, o in zip(at, offset))
+        if cell != at and all(0 <= c < n for c, n in zip(cell, shape)):
+            out.append(cell)
+    return out
+
+
+# Status codes of the flood-fill step's VisibleField (docs/assignments.md).
+_VISIBLE_FIELD_CODES = {-1: COVERED, -2: FLAG, -3: EXPLODED, -4: WRONG_FLAG, -5: MINE,
+                        -6: QUESTION}
+
+
+class FieldDriver(StudentDriver):
+    """Plays the flood-fill step's classes: ``MineField(mine_data)`` and ``VisibleField(field)``
+    with ``uncover``, ``cycle_guess``, ``get_status``, ``num_mines_left``, ``is_game_over``."""
+
+    native_marks = True
+
+    def __init__(self, mine_field: type, visible_field: type, shape: Sequence[int], mines: int,
+                 seed: int | None = None) -> None:
+        if len(tuple(shape)) != 2:
+            raise ValueError(f"MineField and VisibleField are 2-D; got shape {tuple(shape)}")
+        self._mine_field_cls = mine_field
+        self._visible_field_cls = visible_field
+        super().__init__(shape, mines, seed, visible_field.__name__)
+
+    def _start(self, mine_list: list[Coord]) -> Any:
+        rows, cols = self.shape
+        data = [[False] * cols for _ in range(rows)]
+        for r, c in mine_list:
+            data[r][c] = True
+        field = call_student("MineField", self._mine_field_cls, data)
+        visible = call_student("VisibleField", self._visible_field_cls, field)
+        for at in zip(*np.nonzero(self._marks)):  # marks made before the first dig
+            for _ in range(int(self._marks[at])):
+                call_student("VisibleField.cycle_guess", visible.cycle_guess, *map(int, at))
+                if self._reference is not None:
+                    self._reference.cycle_mark(tuple(map(int, at)))
+        return visible
+
+    def _dig(self, at: Coord) -> int:
+        before = int((self._open_mask()).sum())
+        call_student("VisibleField.uncover", self.game.uncover, *at)
+        return int(self._open_mask().sum()) - before
+
+    def _mark(self, at: Coord) -> None:
+        call_student("VisibleField.cycle_guess", self.game.cycle_guess, *at)
+
+    def mark(self, at: Coord) -> None:
+        at = _check_at(self.shape, at)
+        if self.game is None:
+            self._marks[at] = (self._marks[at] + 1) % 3
+            return
+        super().mark(at)
+
+    def view(self) -> View:
+        if self.game is None:
+            return super().view()
+        cells, state, mines_left = self._student_view()
+        return View(cells, state, int(mines_left))
+
+    def _student_view(self) -> tuple[np.ndarray, str, int | None]:
+        rows, cols = self.shape
+        get = self.game.get_status
+        cells = np.empty(self.shape, dtype=np.int32)
+        for r in range(rows):
+            for c in range(cols):
+                status = int(call_student("VisibleField.get_status", get, r, c))
+                cells[r, c] = _VISIBLE_FIELD_CODES.get(status, status)
+        over = bool(call_student("VisibleField.is_game_over", self.game.is_game_over))
+        state = "ongoing"
+        if over:
+            state = "defeat" if (cells == EXPLODED).any() else "victory"
+        left = int(call_student("VisibleField.num_mines_left", self.game.num_mines_left))
+        return cells, state, left
+
+
+def driver_for(target: Any, shape: Sequence[int] | None, mines: int | None,
+               seed: int | None = None, **engine_options: Any) -> Driver:
+    """Choose a driver for whatever the widget was given."""
+    if target is None:
+        if shape is None or mines is None:
+            raise ValueError("give a shape and a number of mines")
+        return EngineDriver(shape, mines, seed=seed, **engine_options)
+    if hasattr(target, "new_game") and hasattr(target, "view") and hasattr(target, "mark"):
+        return target  # already a driver
+    if hasattr(target, "faces") and hasattr(target, "cycle_mark"):
+        return EngineDriver(game=target)
+    if isinstance(target, type):
+        if shape is None or mines is None:
+            raise ValueError(f"give a shape and a number of mines to play {target.__name__}")
+        return HyperMinesDriver(target, shape, mines, seed)
+    if callable(target):
+        if shape is None or mines is None:
+            raise ValueError("give a shape and a number of mines to play new_board")
+        return NewBoardDriver(target, shape, mines, seed)
+    raise ValueError(f"cannot play {type(target).__name__}: give an engine Game, a class like "
+                     "HyperMinesGame, a new_board function or a driver")

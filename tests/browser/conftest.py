@@ -1,0 +1,232 @@
+"""A real JupyterLab on loopback and a real Chromium driven by Playwright.
+
+The server starts once per test session in a temporary folder with a token and is stopped at the
+end; every test writes its notebook into that folder, opens it in Chromium, runs its cells one by
+one and reads the Python side back by re-running a probe cell that prints JSON.
+Screenshots of each step go to test-artifacts/browser/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pytest
+
+CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Lab:
+    """A JupyterLab server this test session started."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.token = secrets.token_hex(16)
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        settings = root / ".settings"
+        notification = settings / "@jupyterlab" / "apputils-extension"
+        notification.mkdir(parents=True)
+        (notification / "notification.jupyterlab-settings").write_text(
+            json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+        self.notebooks = root / "notebooks"
+        self.notebooks.mkdir()
+        env = dict(os.environ, JUPYTER_CONFIG_DIR=str(root / ".config"),
+                   JUPYTER_RUNTIME_DIR=str(root / ".runtime"), PYTHONUNBUFFERED="1")
+        self.log = open(root / "lab.log", "w")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
+             f"--port={self.port}", f"--IdentityProvider.token={self.token}",
+             f"--ServerApp.root_dir={self.notebooks}",
+             f"--LabApp.user_settings_dir={settings}",
+             f"--LabApp.workspaces_dir={root / '.workspaces'}",
+             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+             "--ServerApp.open_browser=False", "--allow-root"],
+            stdout=self.log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        self._wait_ready()
+
+    def _wait_ready(self, timeout: float = 90) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"JupyterLab exited: {(self.root / 'lab.log').read_text()}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/status?token={self.token}", timeout=2):
+                    return
+            except OSError:
+                time.sleep(0.3)
+        raise RuntimeError("JupyterLab did not answer within 90 s")
+
+    def write_notebook(self, name: str, cells: list[str]) -> str:
+        nb = nbformat.v4.new_notebook()
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                     "language": "python"}
+        nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
+        nbformat.write(nb, self.notebooks / name)
+        return f"{self.url}/lab/tree/{name}?token={self.token}"
+
+    def stop(self) -> None:
+        try:
+            os.killpg(self.process.pid, 15)
+            self.process.wait(timeout=15)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            try:
+                os.killpg(self.process.pid, 9)
+            except ProcessLookupError:
+                pass
+        self.log.close()
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> Path:
+    if not CHROMIUM.exists():
+        pytest.fail(f"Chromium is missing at {CHROMIUM}: install Debian's 'chromium' package")
+    return CHROMIUM
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory):
+    server = Lab(tmp_path_factory.mktemp("lab"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(chromium_path), args=CHROMIUM_ARGS,
+                                     headless=True)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser, request):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    yield page
+    context.close()
+
+
+class Notebook:
+    """One open notebook: run cells, read printed JSON, click the board, take screenshots."""
+
+    def __init__(self, page, name: str) -> None:
+        self.page = page
+        self.name = name
+        self.step = 0
+        self.probes = 0
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+
+    def cell(self, index: int):
+        return self.page.locator(".jp-NotebookPanel:visible .jp-Notebook .jp-Cell").nth(index)
+
+    def run(self, index: int) -> None:
+        """Run one cell and wait until the kernel is done with it."""
+        cell = self.cell(index)
+        cell.locator(".jp-InputArea-prompt").click()
+        prompt = cell.locator(".jp-InputArea-prompt")
+        self.page.keyboard.press("Control+Enter")
+        self.page.wait_for_function(
+            "(el) => /\\[\\d+\\]/.test(el.textContent)", arg=prompt.element_handle(),
+            timeout=90_000)
+
+    def run_all(self, count: int) -> None:
+        for i in range(count):
+            self.run(i)
+
+    def probe(self, index: int) -> dict:
+        """Re-run a cell that prints one JSON line and return what it printed."""
+        self.probes += 1
+        cell = self.cell(index)
+        before = cell.locator(".jp-InputArea-prompt").text_content()
+        cell.locator(".jp-InputArea-prompt").click()
+        self.page.keyboard.press("Control+Enter")
+        self.page.wait_for_function(
+            "([el, before]) => /\\[\\d+\\]/.test(el.textContent) && el.textContent !== before",
+            arg=[cell.locator(".jp-InputArea-prompt").element_handle(), before], timeout=90_000)
+        output = cell.locator(".jp-OutputArea-output").last
+        output.wait_for()
+        text = output.text_content()
+        match = re.search(r"\{.*\}", text, re.S)
+        assert match, f"no JSON in the probe's output: {text!r}"
+        return json.loads(match.group(0))
+
+    def shot(self, what: str) -> Path:
+        self.step += 1
+        path = ARTIFACTS / f"{self.name}-{self.step:02d}-{what}.png"
+        self.page.screenshot(path=str(path))
+        return path
+
+
+def open_notebook(page, lab: Lab, name: str, cells: list[str]) -> Notebook:
+    url = lab.write_notebook(name, cells)
+    page.goto(url)
+    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
+    # wait for the kernel to be idle before running anything
+    page.wait_for_selector(".jp-NotebookPanel [data-status='idle']", state="attached",
+                           timeout=90_000)
+    return Notebook(page, Path(name).stem)
+
+
+@pytest.fixture
+def notebook(page, lab):
+    def opener(name: str, cells: list[str]) -> Notebook:
+        return open_notebook(page, lab, name, cells)
+
+    return opener
+
+
+def board_locator(page, index: int = 0):
+    return page.locator(".msk-board").nth(index)
+
+
+def wait_update_after(page, board, before: int) -> None:
+    """Wait until the board has received an update from Python since `before` (data-version)."""
+    page.wait_for_function(
+        "([el, n]) => Number(el.dataset.version || 0) > n", arg=[board.element_handle(), before])
+
+
+def version(board) -> int:
+    return int(board.get_attribute("data-version") or 0)
+
+
+def act(page, board, row: int, col: int, button: str = "left") -> None:
+    """Click a cell, wait for Python's answer, then move the mouse away (no hover highlight)."""
+    before = version(board)
+    click_cell(board, row, col, button)
+    wait_update_after(page, board, before)
+    page.mouse.move(1, 1)
+
+
+def click_cell(board, row: int, col: int, button: str = "left") -> None:
+    canvas = board.locator("canvas")
+    box = canvas.bounding_box()
+    size = float(board.get_attribute("data-cell-size"))
+    assert box["width"] > 0, "the board's canvas is not laid out"
+    canvas.click(button=button, position={"x": (col + 0.5) * size, "y": (row + 0.5) * size})
+
+
+__all__ = ["Lab", "Notebook", "act", "board_locator", "click_cell", "version",
+           "wait_update_after"]
