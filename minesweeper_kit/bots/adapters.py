@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from .driver import IllegalMove
 from .view import FLAG, UNKNOWN, Action, Move, View
 
 SWEEPMINE_UNKNOWN = 100
@@ -73,14 +74,14 @@ def from_sweepmine_move(answer: Any, shape: Sequence[int]) -> Move:
     try:
         t, (x, y) = answer
     except (TypeError, ValueError):
-        raise ValueError(f"a Sweepmine move is (t, (x, y)), got {answer!r}") from None
+        raise IllegalMove(f"a Sweepmine move is (t, (x, y)), got {answer!r}") from None
     if not (isinstance(t, (bool, np.bool_)) or (_is_int(t) and t in (0, 1))):
-        raise ValueError(f"a Sweepmine move's t is 0/False (uncover) or 1/True (flag), got {t!r}")
+        raise IllegalMove(f"a Sweepmine move's t is 0/False (uncover) or 1/True (flag), got {t!r}")
     if not (_is_int(x) and _is_int(y)):
-        raise ValueError(f"a Sweepmine move's x and y are integers, got {x!r}, {y!r}")
+        raise IllegalMove(f"a Sweepmine move's x and y are integers, got {x!r}, {y!r}")
     rows, cols = shape
     if not (1 <= x <= rows and 1 <= y <= cols):
-        raise ValueError(f"Sweepmine move ({x}, {y}) is off the board: rows are 1..{rows}, columns 1..{cols}")
+        raise IllegalMove(f"Sweepmine move ({x}, {y}) is off the board: rows are 1..{rows}, columns 1..{cols}")
     return Move(Action.FLAG if t else Action.DIG, (int(x) - 1, int(y) - 1))
 
 
@@ -156,18 +157,18 @@ def to_ruby_state(view: View) -> list[list[Any]]:
 def from_ruby_move(answer: Any, shape: Sequence[int]) -> Move:
     """Read ``[x, y]`` or ``[x, y, reveal]`` (x column, y row, 0-indexed; reveal false = flag)."""
     if not isinstance(answer, (list, tuple)) or len(answer) not in (2, 3):
-        raise ValueError(f"a Ruby-tournament move is [x, y] or [x, y, reveal], got {answer!r}")
+        raise IllegalMove(f"a Ruby-tournament move is [x, y] or [x, y, reveal], got {answer!r}")
     x, y = answer[0], answer[1]
     if not (_is_int(x) and _is_int(y)):
-        raise ValueError(f"a Ruby-tournament move's x and y are integers, got {x!r}, {y!r}")
+        raise IllegalMove(f"a Ruby-tournament move's x and y are integers, got {x!r}, {y!r}")
     reveal = True
     if len(answer) == 3:
         if not isinstance(answer[2], (bool, np.bool_)):
-            raise ValueError(f"the third element of a Ruby-tournament move is true or false, got {answer[2]!r}")
+            raise IllegalMove(f"the third element of a Ruby-tournament move is true or false, got {answer[2]!r}")
         reveal = bool(answer[2])
     rows, cols = shape
     if not (0 <= x < cols and 0 <= y < rows):
-        raise ValueError(f"Ruby-tournament move [{x}, {y}] is off the board: x is 0..{cols - 1}, y 0..{rows - 1}")
+        raise IllegalMove(f"Ruby-tournament move [{x}, {y}] is off the board: x is 0..{cols - 1}, y 0..{rows - 1}")
     return Move(Action.DIG if reveal else Action.FLAG, (int(y), int(x)))
 
 
