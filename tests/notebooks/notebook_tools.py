@@ -1,0 +1,60 @@
+"""Shared helpers for the notebook tests: where the notebooks are, and how to run one cell by cell."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOKS = REPO / "notebooks"
+
+# Notebook file -> autograder assignment id (docs/assignments.md); 00-play is not graded.
+ASSIGNMENTS = {
+    "00-play.ipynb": "play",
+    "01-neighbors.ipynb": "neighbors",
+    "02-make-board.ipynb": "make-board",
+    "03-flood-fill.ipynb": "flood-fill",
+    "04-nd-dig.ipynb": "hypermines",
+    "05-bots.ipynb": "bots",
+}
+GRADED = {name: assignment for name, assignment in ASSIGNMENTS.items() if assignment != "play"}
+
+
+@dataclass
+class CellError:
+    index: int
+    cell_id: str
+    ename: str
+    evalue: str
+    source: str
+
+
+def nbgrader_meta(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def execute(path: Path, timeout: int = 300) -> tuple[nbformat.NotebookNode, list[CellError]]:
+    """Run every cell in order, carrying on after errors; return the notebook and each cell's error."""
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    client.execute()
+    errors = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        for output in cell.get("outputs", []):
+            if output.output_type == "error":
+                errors.append(CellError(index, cell.get("id", ""), output.ename, output.evalue, cell.source))
+    return nb, errors
+
+
+def describe(errors: list[CellError]) -> str:
+    return "\n".join(f"cell {e.index} ({e.cell_id}): {e.ename}: {e.evalue}\n{e.source[:300]}" for e in errors)
