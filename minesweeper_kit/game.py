@@ -24,6 +24,7 @@ FirstMove = Literal["any", "safe", "opening"]
 REVEAL_RULES = ("flood", "ring", "single")
 FIRST_MOVES = ("any", "safe", "opening")
 MAX_CHARGE = 10
+FRONTIER_STEPS = 24  # flood steps taken frontier by frontier before labelling the whole region
 
 ChargeSpec = Union[None, Mapping[Sequence[int], int], Sequence[int], np.ndarray]
 
@@ -139,15 +140,12 @@ class Game:
         full array of per-cell charges (the board's shape).
         """
         game = cls(shape, torus=torus, reveal=reveal, first_move="any", seed=0)
-        coords = [game.geometry.check(c) for c in mines]
-        flat = np.array([game.geometry.flat(c) for c in coords], dtype=np.int64)
-        if len(set(flat.tolist())) != len(flat):
-            seen: set[int] = set()
-            for c, f in zip(coords, flat.tolist()):
-                if f in seen:
-                    raise ValueError(f"mine {list(c)} is listed twice")
-                seen.add(f)
-        game._charges = _charge_array(game.geometry, charges, coords)
+        flat = game.geometry.flat_many(mines)
+        unique, first_seen, counts = np.unique(flat, return_index=True, return_counts=True)
+        if unique.size != flat.size:
+            twice = int(unique[counts > 1][0])
+            raise ValueError(f"mine {list(game.geometry.unflat(twice))} is listed twice")
+        game._charges = _charge_array(game.geometry, charges, flat)
         mask = np.zeros(game.geometry.size, dtype=bool)
         mask[flat] = True
         game._install_mines(mask)
@@ -381,14 +379,43 @@ class Game:
             self._revealed[ring] = True
             opened += ring.size
         elif rule == "flood" and self._numbers[index] == 0:
-            frontier = np.array([index], dtype=np.int64)
+            opened += self._flood(np.array([index], dtype=np.int64))
+        self._safe_left -= opened
+        return opened
+
+
+    def _flood(self, frontier: np.ndarray) -> int:
+        """Open the zero region reached from the frontier (revealed zeros), and its border.
+
+        Small regions grow frontier by frontier, in time proportional to the cells they touch.
+        A region still growing after FRONTIER_STEPS steps is finished by labelling the board's
+        openable zeros in one pass, which bounds the cost of long winding regions.
+        """
+        opened = 0
+        for _ in range(FRONTIER_STEPS):
+            if not frontier.size:
+                return opened
+            fresh = self._openable(self.geometry.closed_neighbourhood(frontier))
+            self._revealed[fresh] = True
+            opened += fresh.size
+            frontier = fresh[self._numbers[fresh] == 0]
+        if not frontier.size:
+            return opened
+        zeros = (self._numbers == 0) & ~self._mines & (self._marks == Mark.NONE) & ~self._revealed
+        zeros[frontier] = True
+        labels = self.geometry.components(zeros)
+        if labels is None:  # no labelling for this board: keep stepping
             while frontier.size:
                 fresh = self._openable(self.geometry.closed_neighbourhood(frontier))
                 self._revealed[fresh] = True
                 opened += fresh.size
                 frontier = fresh[self._numbers[fresh] == 0]
-        self._safe_left -= opened
-        return opened
+            return opened
+        region = np.isin(labels, np.unique(labels[frontier]))
+        reach = self.geometry.dilate(region)
+        fresh = np.flatnonzero(reach & ~self._revealed & (self._marks == Mark.NONE) & ~self._mines)
+        self._revealed[fresh] = True
+        return opened + fresh.size
 
 
 # ---------------------------------------------------------------------- helpers
@@ -436,7 +463,7 @@ def _draw_charges(rng: np.random.Generator, size: int, charge_range: tuple[int, 
     return rng.choice(values, size=size)
 
 
-def _charge_array(geometry: Geometry, charges: ChargeSpec, mines: list[Coordinate] | None) -> np.ndarray:
+def _charge_array(geometry: Geometry, charges: ChargeSpec, mines: np.ndarray | None) -> np.ndarray:
     """Normalise the accepted charge specifications to a validated per-cell int8 array."""
     out = np.ones(geometry.size, dtype=np.int8)
     if charges is None:
@@ -458,6 +485,11 @@ def _charge_array(geometry: Geometry, charges: ChargeSpec, mines: list[Coordinat
         return flat.astype(np.int8)
     if mines is None or array.ndim != 1 or len(array) != len(mines):
         raise ValueError("charges must be a mapping {coordinate: charge}, one charge per mine, or a board-shaped array")
-    for coord, value in zip(mines, array.tolist()):
-        out[geometry.flat(coord)] = _check_charge(value, f"of mine {list(coord)}")
+    if array.size and array.dtype.kind not in "iu":
+        for index, value in zip(mines.tolist(), array.tolist()):
+            _check_charge(value, f"of mine {list(geometry.unflat(index))}")
+    bad = np.flatnonzero((array == 0) | (array < -MAX_CHARGE) | (array > MAX_CHARGE))
+    if bad.size:
+        _check_charge(int(array[bad[0]]), f"of mine {list(geometry.unflat(int(mines[bad[0]])))}")
+    out[mines] = array.astype(np.int8)
     return out

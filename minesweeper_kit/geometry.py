@@ -89,6 +89,24 @@ class Geometry:
             index = index * size + value
         return index
 
+    def flat_many(self, coordinates: Iterable[Sequence[int]]) -> np.ndarray:
+        """Flat indices of many coordinates, validated at once; the first bad one is named."""
+        rows = list(coordinates)
+        if not rows:
+            return np.empty(0, dtype=np.int64)
+        try:
+            array = np.asarray(rows)
+        except ValueError:
+            array = np.empty(0)
+        if array.ndim != 2 or array.shape[1] != self.ndim or array.dtype.kind not in "iu":
+            for row in rows:  # slow path only to find and name the culprit
+                self.check(row)
+            raise ValueError("coordinates must be sequences of integers")
+        bad = np.flatnonzero(((array < 0) | (array >= np.array(self.shape))).any(axis=1))
+        if bad.size:
+            self.check(rows[int(bad[0])])
+        return np.ravel_multi_index(tuple(array.T), self.shape).astype(np.int64)
+
     def unflat(self, index: int) -> Coordinate:
         out = []
         for size in reversed(self.shape):
@@ -175,6 +193,21 @@ class Geometry:
                 down = cells[position > 0] - stride
                 cells = np.unique(np.concatenate((cells, up, down)))
         return cells
+
+    def components(self, mask: np.ndarray) -> np.ndarray | None:
+        """Label the connected components of a mask (neighbours connect), or None where too costly.
+
+        Used by flood fill once a region proves large: one C pass over the board beats many
+        frontier steps. Bounded boards of up to 4 non-trivial axes only (the labelling visits
+        3^axes offsets per cell, which stops paying beyond 4 axes, and does not wrap around a torus).
+        """
+        k = len(self.core_shape)
+        if self.torus or k == 0 or k > 4:
+            return None
+        from scipy import ndimage
+
+        labels, _ = ndimage.label(self.core(mask), structure=np.ones((3,) * k, dtype=bool))
+        return labels.ravel()
 
     def neighbours(self, coordinate: Sequence[int]) -> list[Coordinate]:
         """The neighbours of one cell as coordinate tuples (itself excluded), in C order."""

@@ -163,3 +163,26 @@ def test_bad_coordinates_leave_the_game_unchanged(coordinate, message):
             move(coordinate)
     assert (game.revealed == before[0]).all() and (game.marks == before[1]).all()
     assert (game.state, len(game.history), game.placed) == before[2:]
+
+
+@pytest.mark.parametrize("shape", [(60, 70), (400,), (12, 12, 12), (7, 6, 5, 4), (4, 4, 4, 4, 4)])
+def test_flood_by_labelling_matches_flood_frontier_by_frontier(shape, monkeypatch):
+    """Long regions are finished by labelling; both strategies must open exactly the same cells."""
+    import minesweeper_kit.game as engine
+
+    rng = np.random.default_rng(sum(shape))
+    for trial in range(6):
+        mines = np.argwhere(rng.random(shape) < 0.04)
+        flags = [tuple(c) for c in np.argwhere(rng.random(shape) < 0.02)]
+        results = []
+        for steps in (0, 10**9):  # label at once / never label
+            monkeypatch.setattr(engine, "FRONTIER_STEPS", steps)
+            game = Game.from_mines(shape, mines.tolist())
+            for f in flags:
+                if not game.mines[f]:
+                    game.cycle_mark(f)
+            zeros = np.argwhere((game.numbers == 0) & ~game.mines & (game.marks == 0))
+            for z in zeros[:: max(1, len(zeros) // 3)][:3]:
+                game.dig(tuple(z))
+            results.append(game.revealed.copy())
+        assert (results[0] == results[1]).all(), f"trial {trial} on {shape}"

@@ -1,0 +1,1 @@
+"""Speed and strength measurements (`make bench`); never run as tests."""
