@@ -31,7 +31,7 @@ $(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/python
 	@touch $@ $(VENV)/.installed-lab
 
 lab: $(VENV)/.installed-lab
-	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
+	$(VENV)/bin/mines lab notebooks
 
 chromium:
 	@if [ -x "$(CHROMIUM)" ]; then \

@@ -29,14 +29,15 @@ def run(args: argparse.Namespace) -> int:
     if importlib.util.find_spec("jupyterlab") is None:
         print("mines lab: JupyterLab is not installed; run `make lab`, or pip install 'minesweeper-kit[lab]'", file=sys.stderr)
         return 2
-    command = [sys.executable, "-m", "jupyterlab", f"--notebook-dir={folder}", *args.jupyter_args]
+    command = [sys.executable, "-m", "jupyterlab", f"--notebook-dir={folder}", *args.extra]
     os.execv(sys.executable, command)
     return 0  # not reached
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("lab", help="start JupyterLab on the kit's notebooks",
-                                   description="Start JupyterLab on the step-by-step notebooks.")
+    parser = subparsers.add_parser(
+        "lab", help="start JupyterLab on the kit's notebooks",
+        description="Start JupyterLab on the step-by-step notebooks. Options it does not know "
+        "(e.g. --no-browser, --port=8890) are passed on to JupyterLab.")
     parser.add_argument("folder", nargs="?", help="notebooks folder (default: the nearest notebooks/ of the kit)")
-    parser.add_argument("jupyter_args", nargs=argparse.REMAINDER, help="further options passed to JupyterLab")
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, passes_extra=True)

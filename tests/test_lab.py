@@ -1,0 +1,62 @@
+"""`mines lab` (what `make lab` runs) really starts JupyterLab on the notebooks."""
+
+import json
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_mines_lab_serves_the_notebooks(tmp_path):
+    port, token = free_port(), secrets.token_hex(16)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "minesweeper_kit.cli", "lab", str(ROOT / "notebooks"), "--no-browser",
+         f"--ServerApp.port={port}", "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path,
+        env={**__import__("os").environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")})
+    try:
+        listing = None
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and server.poll() is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/contents?token={token}", timeout=5) as r:
+                    listing = json.load(r)
+                break
+            except OSError:
+                time.sleep(0.5)
+        if listing is None:
+            server.kill()
+            raise AssertionError("JupyterLab did not answer:\n" + server.communicate()[0].decode(errors="replace")[-3000:])
+        names = {item["name"] for item in listing["content"]}
+        assert "04-nd-dig.ipynb" in names
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/lab?token={token}", timeout=10) as r:
+            assert b"JupyterLab" in r.read()
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+def test_mines_lab_without_notebooks_says_so(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "minesweeper_kit.cli", "lab", str(tmp_path / "nowhere")],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "no notebooks folder" in result.stderr
+
+
+def test_unknown_options_are_refused_outside_lab():
+    result = subprocess.run([sys.executable, "-m", "minesweeper_kit.cli", "play", "--nonsense"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "unrecognized arguments: --nonsense" in result.stderr
