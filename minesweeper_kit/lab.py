@@ -30,6 +30,9 @@ def run(args: argparse.Namespace) -> int:
         print("mines lab: JupyterLab is not installed; run `make lab`, or pip install 'minesweeper-kit[lab]'", file=sys.stderr)
         return 2
     command = [sys.executable, "-m", "jupyterlab", f"--notebook-dir={folder}", *args.extra]
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in command:
+        # Containers and course VMs often run as root, where JupyterLab refuses to start without it.
+        command.append("--allow-root")
     os.execv(sys.executable, command)
     return 0  # not reached
 
