@@ -225,11 +225,11 @@ class BotError(Exception):
         self.kind = kind
 
 
-BUILTIN_BOTS = ("reference", "random")
+BUILTIN_BOTS = ("reference", "baseline", "random")
 
 
 def load_bot(source: str | os.PathLike) -> Any:
-    """A bot from a built-in name ("reference", "random") or a Python file.
+    """A bot from a built-in name ("reference", "baseline", "random") or a Python file.
 
     In the file, the first of these that exists is used:
     ``make_bot()`` (returns a bot); a module-level ``next_move`` with six parameters (the
@@ -237,11 +237,13 @@ def load_bot(source: str | os.PathLike) -> Any:
     name ends with ``Player`` and has ``take_turn`` (the Ruby-tournament shape, adapted); a
     module-level ``take_turn(state)``.
     """
-    from .bots import RandomBot, ReferenceSolver
+    from .bots import BaselineBot, RandomBot, ReferenceSolver
 
     name = str(source)
     if name == "reference":
         return ReferenceSolver()
+    if name == "baseline":
+        return BaselineBot()
     if name == "random":
         return RandomBot()
     path = Path(name)
@@ -596,9 +598,9 @@ def register(subparsers: Any) -> None:
         "interval, or (--sweepmine) the six Sweepmine.TM subtasks with their scores S(P/Q). "
         "BOT is a Python file (make_bot(), next_move(view), a Sweepmine next_move(R, C, N, grid, "
         "charge, T), a ...Player class with take_turn(state), or take_turn(state)) or a built-in "
-        "bot: reference, random. Files run in the autograder's sandbox unless --trusted.",
+        "bot: reference, baseline, random. Files run in the autograder's sandbox unless --trusted.",
     )
-    parser.add_argument("bot", metavar="BOT", help="bot file, or 'reference' / 'random'")
+    parser.add_argument("bot", metavar="BOT", help="bot file, or 'reference' / 'baseline' / 'random'")
     what = parser.add_mutually_exclusive_group()
     what.add_argument("--preset", choices=list(PRESETS), default="beginner", help="board (default beginner)")
     what.add_argument("--sweepmine", action="store_true", help="play the six Sweepmine.TM subtasks")

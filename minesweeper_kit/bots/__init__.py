@@ -14,7 +14,7 @@ from .adapters import (
     to_sweepmine,
     view_from_sweepmine,
 )
-from .simple import HumanBot, RandomBot
+from .simple import BaselineBot, HumanBot, RandomBot
 from .solver import ReferenceSolver, analyse
 from .view import FLAG, UNKNOWN, Action, Bot, Move, View
 
@@ -22,5 +22,5 @@ __all__ = [
     "FLAG", "UNKNOWN", "Action", "Bot", "Move", "View",
     "RubyBot", "SweepmineBot", "read_sweepmine_position", "sweepmine_function", "to_ruby_state",
     "to_sweepmine", "view_from_sweepmine",
-    "HumanBot", "RandomBot", "ReferenceSolver", "analyse",
+    "BaselineBot", "HumanBot", "RandomBot", "ReferenceSolver", "analyse",
 ]

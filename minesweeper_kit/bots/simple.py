@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .view import Move, View
+from .view import UNKNOWN, Move, View
 
 
 class RandomBot:
@@ -24,6 +24,33 @@ class RandomBot:
         if cells.size == 0:
             raise ValueError("no covered, unflagged cell left to dig")
         index = int(cells[self._rng.randrange(cells.size)])
+        return Move.dig(tuple(int(v) for v in np.unravel_index(index, view.shape)))
+
+
+class BaselineBot:
+    """The baseline the reference solver is measured against: it plays what each number proves
+    on its own (propagation, no enumeration, no mine count) and otherwise digs a random covered
+    cell not known to be a mine. First click in a corner, like the solver."""
+
+    name = "baseline"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+
+    def next_move(self, view: View) -> Move:
+        from .solver import analyse
+
+        grid = view.grid.ravel().tolist()
+        if not view.opened.any():
+            return Move.dig(tuple(0 for _ in view.shape))
+        analysis = analyse(view, grid, enumerate_frontier=False)
+        unknown = [i for i, v in enumerate(grid) if v == UNKNOWN]
+        safe = sorted(i for i in analysis.safe if grid[i] == UNKNOWN)
+        if safe:
+            index = safe[0]
+        else:
+            pool = [i for i in unknown if i not in analysis.mines] or unknown
+            index = pool[self._rng.randrange(len(pool))]
         return Move.dig(tuple(int(v) for v in np.unravel_index(index, view.shape)))
 
 

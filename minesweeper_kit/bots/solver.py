@@ -152,8 +152,13 @@ class ReferenceSolver:
 
 
 # ---------------------------------------------------------------------- inference
-def analyse(view: View, grid: list[int] | None = None, known_mines: Iterable[int] = ()) -> Analysis:
-    """Exact inference on a position: certainly safe cells, certain mines, P(mine) of the rest."""
+def analyse(view: View, grid: list[int] | None = None, known_mines: Iterable[int] = (),
+            enumerate_frontier: bool = True) -> Analysis:
+    """Exact inference on a position: certainly safe cells, certain mines, P(mine) of the rest.
+
+    With `enumerate_frontier` false it stops after propagation (one number at a time), leaves
+    `probability` empty and `exact` false: the baseline bot's level of reasoning.
+    """
     if grid is None:
         grid = view.grid.ravel().tolist()
     charges = view.charges.ravel().tolist()
@@ -211,11 +216,13 @@ def analyse(view: View, grid: list[int] | None = None, known_mines: Iterable[int
                 elif can_safe and not can_mine:
                     fixed[c] = 0
                     changed = True
-            if changed:
-                break  # re-reduce constraints with the new facts
+            # the next constraints are reduced by these facts when their turn comes
     for c, v in fixed.items():
         (out.mines if v else out.safe).add(c)
     constraints = [con for con in constraints if con[0]]
+    if not enumerate_frontier:
+        out.exact = False
+        return out
 
     mines_left = view.mines - len(out.mines)
     frontier = {c for con in constraints for c in con[0]}
