@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import ast
 import json
+import numbers
 import os
 import pwd
 import select
@@ -389,6 +390,10 @@ class Sandbox:
             return {k: self._encode(v) for k, v in value.items()}
         if value is None or isinstance(value, (bool, int, float, str)):
             return value
+        if isinstance(value, numbers.Integral):
+            return int(value)
+        if isinstance(value, numbers.Real):
+            return float(value)
         raise ValueError(f"only plain data can be sent to the sandbox, not {type(value).__name__}")
 
     def _decode(self, value: Any) -> Any:

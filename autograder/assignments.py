@@ -1,0 +1,137 @@
+"""The five graded assignments: what each one grades, with which limits and which hidden suite.
+
+Hidden suites and reference solutions live in ``autograder/instructor/``, which is kept out of
+the wheel students can install; the grader finds that folder next to this package (an editable
+install or a course checkout) or through ``AUTOGRADER_INSTRUCTOR_DIR``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .sandbox import DEFAULT_DENIED, ImportPolicy, Limits
+
+__all__ = ["Assignment", "ASSIGNMENTS", "get_assignment", "instructor_dir", "seed_originals_dir",
+           "notebooks_dir", "InstructorMaterialMissing"]
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+class InstructorMaterialMissing(RuntimeError):
+    """The hidden suites or the course's data are not where the grader looks for them."""
+
+
+def instructor_dir() -> Path:
+    """The folder of hidden suites and reference solutions, or a clear error."""
+    override = os.environ.get("AUTOGRADER_INSTRUCTOR_DIR")
+    path = Path(override) if override else PACKAGE_DIR / "instructor"
+    if not (path / "suites").is_dir():
+        raise InstructorMaterialMissing(
+            f"the hidden test suites are not installed: {path / 'suites'} does not exist. They are "
+            "kept out of the student wheel on purpose; grade from a course checkout (or an "
+            "editable install: pip install -e .) or set AUTOGRADER_INSTRUCTOR_DIR to the folder "
+            "holding suites/ and reference/.")
+    return path
+
+
+def seed_originals_dir() -> Path:
+    """The original assignments' test data: ``AUTOGRADER_SEED_ORIGINALS``, the copy shipped in
+    an exported autograder, or ``shared/seed-originals`` beside the course checkout."""
+    candidates = []
+    if os.environ.get("AUTOGRADER_SEED_ORIGINALS"):
+        candidates.append(Path(os.environ["AUTOGRADER_SEED_ORIGINALS"]))
+    try:
+        candidates.append(instructor_dir() / "data" / "seed-originals")
+    except InstructorMaterialMissing:
+        pass
+    candidates.append(PACKAGE_DIR.parent.parent / "shared" / "seed-originals")
+    for path in candidates:
+        if (path / "A" / "test_inputs").is_dir():
+            return path
+    raise InstructorMaterialMissing(
+        "the original test data (seed-originals) was not found; looked in: "
+        + ", ".join(str(p) for p in candidates) + ". Set AUTOGRADER_SEED_ORIGINALS.")
+
+
+def notebooks_dir() -> Path:
+    """The source notebooks (with nbgrader solution cells): ``AUTOGRADER_NOTEBOOKS`` or the
+    checkout's ``notebooks/``."""
+    override = os.environ.get("AUTOGRADER_NOTEBOOKS")
+    return Path(override) if override else PACKAGE_DIR.parent / "notebooks"
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """One graded step: its names, its hidden suite, its limits and its import rule."""
+
+    id: str
+    title: str
+    notebook: str                          #: source notebook stem, e.g. "04-nd-dig"
+    names: tuple[str, ...]                 #: what the student defines
+    allowed_imports: frozenset[str] | None = None
+    time_limit: float = 100.0              #: whole-submission budget, seconds
+    test_time_limit: float = 30.0          #: default per-test limit, seconds
+    memory_mb: int = 1024
+    reference_file: str | None = None      #: instructor/reference/<file>; else notebook solutions
+    file_names: tuple[str, ...] = ()       #: preferred file names inside a student's folder
+    extra_denied: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def suite_path(self) -> Path:
+        return instructor_dir() / "suites" / f"test_{self.id.replace('-', '_')}.py"
+
+    @property
+    def notebook_path(self) -> Path:
+        return notebooks_dir() / f"{self.notebook}.ipynb"
+
+    def import_policy(self, extra_read_paths: tuple[str, ...] = ()) -> ImportPolicy:
+        return ImportPolicy(allowed=self.allowed_imports, label=f"the {self.id} assignment",
+                            denied=DEFAULT_DENIED | {"minesweeper_kit"} | self.extra_denied,
+                            extra_read_paths=extra_read_paths)
+
+    def limits(self, memory_mb: int | None = None) -> Limits:
+        return Limits(memory_mb=memory_mb or self.memory_mb, cpu_seconds=int(self.time_limit) + 20)
+
+    def preferred_files(self) -> tuple[str, ...]:
+        return (f"{self.notebook}.ipynb",) + self.file_names
+
+
+ASSIGNMENTS: dict[str, Assignment] = {a.id: a for a in [
+    Assignment(
+        id="neighbors", title="The 2-D text game and neighbours in N dimensions",
+        notebook="01-neighbors",
+        names=("read_file", "make_empty_grid", "update_grid", "print_grid", "dig",
+               "count_total_moves", "determine_game_status", "neighbors_1d", "neighbors_2d",
+               "neighbors_3d", "neighbors"),
+        extra_denied=frozenset({"itertools"}), file_names=("minesweeper.py",),
+    ),
+    Assignment(
+        id="make-board", title="Recursive N-D boards", notebook="02-make-board",
+        names=("make_board", "get_coords", "set_coords", "all_coords", "neighbors", "new_board"),
+        extra_denied=frozenset({"itertools"}),
+    ),
+    Assignment(
+        id="flood-fill", title="The 2-D game with flood fill (CS455 semantics)",
+        notebook="03-flood-fill", names=("MineField", "VisibleField", "flood_fill_iterative"),
+    ),
+    Assignment(
+        id="hypermines", title="HyperMines: the 6.009 API in N dimensions", notebook="04-nd-dig",
+        names=("HyperMinesGame",),
+        allowed_imports=frozenset({"__future__", "typing", "collections", "doctest"}),
+        reference_file="hypermines.py", file_names=("lab.py",),
+    ),
+    Assignment(
+        id="bots", title="A bot graded by its win rate against the judge", notebook="05-bots",
+        names=("next_move",), time_limit=300.0, test_time_limit=240.0,
+    ),
+]}
+
+
+def get_assignment(assignment_id: str) -> Assignment:
+    """The assignment with this id, or a ValueError listing the known ones."""
+    try:
+        return ASSIGNMENTS[assignment_id]
+    except KeyError:
+        raise ValueError(f"unknown assignment {assignment_id!r}; known: {', '.join(ASSIGNMENTS)}") from None

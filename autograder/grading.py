@@ -1,0 +1,266 @@
+"""Grade one submission: run the assignment's hidden pytest suite against its sandbox.
+
+The suite runs here, in the trusted process; the student's code runs in a
+:class:`~autograder.sandbox.Sandbox`. This module owns the time rules: a whole-submission
+budget, a limit per test, finished tests keep their points, tests never reached say so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .assignments import Assignment, instructor_dir, seed_originals_dir
+from .sandbox import LoadError, Sandbox, SandboxError, TimeLimitExceeded
+from .submission import Submission
+from .suite import Mismatch
+
+__all__ = ["TestOutcome", "GradeReport", "grade_submission", "list_tests"]
+
+NOT_REACHED = "not reached: the submission's time budget of {budget:g} s ran out before this test"
+
+
+@dataclass
+class TestOutcome:
+    """One hidden test's result, in the shape Gradescope wants."""
+
+    name: str
+    max_score: float
+    score: float = 0.0
+    status: str = "failed"           #: "passed" or "failed"
+    output: str = ""
+    visibility: str = "visible"
+    seconds: float = 0.0
+
+
+@dataclass
+class GradeReport:
+    """Everything the grader found about one student's submission."""
+
+    student: str
+    assignment: str
+    score: float
+    max_score: float
+    execution_time: float
+    seed: int
+    tests: list[TestOutcome] = field(default_factory=list)
+    submission: str = ""             #: which file and which cells were graded
+    problem: str | None = None       #: why nothing could be graded, if so
+    stdout: str = ""
+    stderr: str = ""
+    protections: list[str] = field(default_factory=list)
+    internal_errors: list[str] = field(default_factory=list)  #: for the instructor only
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "GradeReport":
+        data = dict(data)
+        data["tests"] = [TestOutcome(**t) for t in data.get("tests", [])]
+        return cls(**data)
+
+
+class _GradingPlugin:
+    """Fixtures for the suite and the hooks that turn pytest outcomes into scores."""
+
+    def __init__(self, assignment: Assignment, submission: Submission | None, seed: int,
+                 budget: float, hide: list[str], memory_mb: int | None):
+        self.assignment, self.submission, self.run_seed = assignment, submission, seed
+        self.budget = budget
+        self.hide = hide
+        self.memory_mb = memory_mb
+        self.started = time.monotonic()
+        self.end = self.started + budget
+        self.sandbox: Sandbox | None = None
+        self.load_error: SandboxError | None = None
+        self.outcomes: dict[str, TestOutcome] = {}
+        self.order: list[str] = []
+        self.internal_errors: list[str] = []
+        self.test_started = 0.0
+
+    # ---------------------------------------------------------------- fixtures
+    @pytest.fixture(scope="session")
+    def box(self) -> Sandbox:
+        if self.submission is None:
+            raise RuntimeError("no submission: only listing tests")
+        if self.load_error is not None:
+            raise self.load_error
+        if self.sandbox is None:
+            self.sandbox = Sandbox(
+                self.submission.source, filename=self.submission.filename,
+                module_name=self.submission.module_name, limits=self.assignment.limits(self.memory_mb),
+                import_policy=self.assignment.import_policy(), hide=self.hide,
+                load_timeout=min(30.0, self.assignment.test_time_limit))
+            self.sandbox.set_deadline(self.deadline)
+            try:
+                self.sandbox.start()
+            except SandboxError as error:
+                self.load_error = error
+                raise
+        return self.sandbox
+
+    @pytest.fixture(scope="session")
+    def seed(self) -> int:
+        return self.run_seed
+
+    @pytest.fixture(scope="session")
+    def originals(self) -> Path:
+        return seed_originals_dir()
+
+    # ---------------------------------------------------------------- hooks
+    def pytest_configure(self, config: pytest.Config) -> None:
+        config.addinivalue_line("markers", "points(n): what the test is worth")
+        config.addinivalue_line("markers", "time_limit(seconds): the test's own time limit")
+
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        for item in items:
+            marker = item.get_closest_marker("points")
+            value = float(marker.args[0]) if marker and marker.args else 1.0
+            doc = (getattr(item.function, "__doc__", None) or "").strip().splitlines()
+            name = doc[0].strip() if doc else item.name
+            if hasattr(item, "callspec"):
+                name += f" [{item.callspec.id}]"
+            self.outcomes[item.nodeid] = TestOutcome(name=name, max_score=value,
+                                                     output="not run")
+            self.order.append(item.nodeid)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        now = time.monotonic()
+        if now >= self.end:
+            pytest.skip(NOT_REACHED.format(budget=self.budget))
+        marker = item.get_closest_marker("time_limit")
+        limit = float(marker.args[0]) if marker else self.assignment.test_time_limit
+        self.deadline = min(self.end, now + limit)
+        self.test_limit = limit
+        self.test_started = now
+        if self.sandbox is not None:
+            self.sandbox.set_deadline(self.deadline)
+
+    deadline: float | None = None
+    test_limit: float = 0.0
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
+        outcome = yield
+        report = outcome.get_result()
+        result = self.outcomes.get(item.nodeid)
+        if result is None:
+            return
+        if report.when == "call" or (report.when == "setup" and not report.passed):
+            result.seconds = round(time.monotonic() - self.test_started, 3)
+            if report.passed:
+                result.score, result.status, result.output = result.max_score, "passed", "passed"
+            else:
+                result.score, result.status = 0.0, "failed"
+                result.output = self._message(call, item)
+
+    def _message(self, call: pytest.CallInfo, item: pytest.Item) -> str:
+        excinfo = call.excinfo
+        if excinfo is None:
+            return "failed"
+        error = excinfo.value
+        if excinfo.errisinstance(pytest.skip.Exception):
+            return str(getattr(error, "msg", error))
+        if isinstance(error, TimeLimitExceeded):
+            if time.monotonic() >= self.end - 0.05:
+                return (f"time limit exceeded: the submission's whole budget of {self.budget:g} s "
+                        "ran out during this test; its process was killed")
+            if "loading" in str(error):
+                return str(error)
+            return f"time limit exceeded: this test's limit is {self.test_limit:g} s; the process was killed"
+        if isinstance(error, (Mismatch, SandboxError)):
+            text = str(error)
+            if self.submission is not None:
+                text = self.submission.locate(text)
+            return text
+        self.internal_errors.append(f"{item.nodeid}: " + "".join(
+            traceback.format_exception(excinfo.type, error, excinfo.tb))[-3000:])
+        return ("the grader could not finish this test (an error on the grader's side, reported "
+                "to the instructor)")
+
+    def close(self) -> tuple[str, str, list[str]]:
+        if self.sandbox is None:
+            return "", "", []
+        stdout, stderr = self.sandbox.output()
+        protections = self.sandbox.protections
+        self.sandbox.close()
+        return stdout, stderr, protections
+
+
+def _pytest_args(suite: Path) -> list[str]:
+    return [str(suite), "-q", "-p", "no:cacheprovider", "-p", "no:timeout", "-p", "no:randomly",
+            "--assert=plain", "-o", "addopts=", "-o", "python_files=test_*.py",
+            "--rootdir", str(suite.parent), "-c", os.devnull, "--import-mode=importlib",
+            "-W", "ignore::pytest.PytestAssertRewriteWarning", "--no-header", "--tb=no"]
+
+
+def _run_pytest(plugin: _GradingPlugin, suite: Path) -> int:
+    sink = io.StringIO()
+    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+        code = pytest.main(_pytest_args(suite), plugins=[plugin])
+    if code not in (0, 1):
+        plugin.internal_errors.append(f"pytest exited with {code}:\n{sink.getvalue()[-4000:]}")
+    return int(code)
+
+
+def list_tests(assignment: Assignment) -> list[TestOutcome]:
+    """The hidden suite's tests and their points, without running them."""
+    plugin = _GradingPlugin(assignment, None, 0, 1.0, [], None)
+    sink = io.StringIO()
+    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+        code = pytest.main(_pytest_args(assignment.suite_path) + ["--collect-only"], plugins=[plugin])
+    if code not in (0, 5) or not plugin.order:
+        raise RuntimeError(f"the {assignment.id} suite could not be collected:\n{sink.getvalue()[-3000:]}")
+    return [plugin.outcomes[n] for n in plugin.order]
+
+
+def default_hide() -> list[str]:
+    """Paths a submission must never see: the instructor folder and the original data."""
+    hide = []
+    for finder in (instructor_dir, seed_originals_dir):
+        try:
+            hide.append(str(finder()))
+        except Exception:  # noqa: BLE001 - a missing folder needs no hiding
+            pass
+    return hide
+
+
+def grade_submission(assignment: Assignment, submission: Submission, *, seed: int,
+                     time_limit: float | None = None, hide: list[str] | None = None,
+                     memory_mb: int | None = None) -> GradeReport:
+    """Run the hidden suite on one submission and return its :class:`GradeReport`."""
+    started = time.monotonic()
+    budget = float(time_limit or assignment.time_limit)
+    hide = list(hide or []) + default_hide()
+    plugin = _GradingPlugin(assignment, submission, seed, budget, hide, memory_mb)
+    if submission.problem:
+        tests = list_tests(assignment)
+        for test in tests:
+            test.output = f"not graded: {submission.problem}"
+        return GradeReport(submission.student, assignment.id, 0.0, sum(t.max_score for t in tests),
+                           round(time.monotonic() - started, 3), seed, tests,
+                           submission.describe(), submission.problem)
+    try:
+        _run_pytest(plugin, assignment.suite_path)
+    finally:
+        stdout, stderr, protections = plugin.close()
+    tests = [plugin.outcomes[n] for n in plugin.order]
+    problem = None
+    if isinstance(plugin.load_error, SandboxError):
+        problem = submission.locate(str(plugin.load_error))
+    return GradeReport(
+        student=submission.student, assignment=assignment.id,
+        score=round(sum(t.score for t in tests), 4), max_score=sum(t.max_score for t in tests),
+        execution_time=round(time.monotonic() - started, 3), seed=seed, tests=tests,
+        submission=submission.describe(), problem=problem, stdout=stdout, stderr=stderr,
+        protections=protections, internal_errors=plugin.internal_errors)
