@@ -138,7 +138,10 @@ def isolate_as_root(config):
         done.append("namespaces")
         libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None)
         expose_python(libc, config)
+        keep = [config["workdir"]] + [os.path.realpath(p) for p in (sys.base_prefix, sys.prefix)]
         for path in config.get("hide", []):
+            if any(k == path or k.startswith(path.rstrip("/") + "/") for k in keep):
+                continue  # hiding it would hide the sandbox itself; the audit hook still refuses it
             if os.path.isdir(path):
                 libc.mount(b"tmpfs", path.encode(), b"tmpfs",
                            MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, b"size=4k,mode=000")

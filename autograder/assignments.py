@@ -91,6 +91,10 @@ class Assignment:
                             denied=DEFAULT_DENIED | {"minesweeper_kit"} | self.extra_denied,
                             extra_read_paths=extra_read_paths)
 
+    def keeps_import(self, name: str) -> bool:
+        """Whether a notebook's set-up import of ``name`` goes along with the solution cells."""
+        return not self.import_policy().is_denied(name)
+
     def limits(self, memory_mb: int | None = None) -> Limits:
         return Limits(memory_mb=memory_mb or self.memory_mb, cpu_seconds=int(self.time_limit) + 20)
 

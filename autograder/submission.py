@@ -139,7 +139,7 @@ def _decode(data: bytes, name: str) -> str:
                          f"position {error.start} cannot be decoded; save the file as UTF-8") from None
 
 
-def read_submission(student: str, path: Path | None) -> Submission:
+def read_submission(student: str, path: Path | None, keep_import=None) -> Submission:
     """Read one student's file into a :class:`Submission`; problems are recorded, not raised."""
     if path is None:
         return Submission(student, Path(student), problem="no .py or .ipynb file was found in the submission")
@@ -159,7 +159,7 @@ def read_submission(student: str, path: Path | None) -> Submission:
             submission.problem = str(error)
         return submission
     try:
-        code = notebook_code(data)
+        code = notebook_code(data, keep_import)
     except ValueError as error:
         submission.problem = str(error)
         return submission
@@ -199,7 +199,7 @@ def _is_definition(node: ast.stmt) -> bool:
     return False
 
 
-def notebook_code(data: bytes):
+def notebook_code(data: bytes, keep_import=None):
     """The gradable code of a notebook.
 
     Cells nbgrader marks as solutions (``metadata.nbgrader.solution``) if there are any, else
@@ -208,6 +208,9 @@ def notebook_code(data: bytes):
     widgets and visible tests do not run at grading time. A cell that does not parse is kept
     whole, so the student sees its syntax error. Returns ``(source, cells_used, selection,
     notes, line_map)``; cells are numbered from 1 among all the notebook's cells.
+
+    When solution cells are used, the imports of the other cells for which ``keep_import(name)``
+    is true are kept too, so a solution relying on the notebook's set-up imports still works.
     """
     import nbformat
 
@@ -224,6 +227,24 @@ def notebook_code(data: bytes):
     pieces: list[str] = []
     line_map: list[tuple[int, int]] = []
     used: list[int] = []
+    if solutions and keep_import is not None:
+        solution_numbers = {n for n, _ in solutions}
+        for number, cell in cells:
+            if number in solution_numbers:
+                continue
+            source = cell.get("source", "")
+            source = "".join(source) if isinstance(source, list) else str(source)
+            try:
+                tree = ast.parse("\n".join("" if _is_magic(l) else l for l in source.splitlines()))
+            except SyntaxError:
+                continue
+            lines = source.splitlines()
+            for node in tree.body:
+                if isinstance(node, (ast.Import, ast.ImportFrom)) and not _is_display_import(node):
+                    names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                    if node.lineno == node.end_lineno and all(keep_import(n) for n in names):
+                        pieces.append(lines[node.lineno - 1])
+                        line_map.append((number, node.lineno))
     dropped_magics = dropped_statements = 0
     for number, cell in chosen:
         source = cell.get("source", "")

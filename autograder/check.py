@@ -1,0 +1,143 @@
+"""``autograder check``: prove an assignment is ready before students submit.
+
+Three checks: the instructor's reference solution scores full marks well inside the time
+budget; the starter (release) version scores 0 without crashing anything; the release notebook
+and the feedback files contain no hidden-test code and no solution code.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+from .assignments import Assignment, instructor_dir
+from .grading import GradeReport, grade_submission
+from .report import feedback_text, gradescope_results
+from .submission import Submission, notebook_code
+
+__all__ = ["CheckResult", "check_assignment", "reference_submission", "starter_submission",
+           "release_notebook"]
+
+
+@dataclass
+class CheckResult:
+    name: str
+    ok: bool
+    detail: str
+
+
+def reference_submission(assignment: Assignment) -> Submission:
+    """The instructor's solution: instructor/reference/<file>, else the source notebook's
+    solution cells (the notebook is the one copy of that code)."""
+    if assignment.reference_file:
+        path = instructor_dir() / "reference" / assignment.reference_file
+        return Submission("reference", path, source=path.read_text(encoding="utf-8"),
+                          filename=path.name, kind="python")
+    return _from_notebook("reference", assignment.notebook_path.read_bytes(), assignment)
+
+
+def release_notebook(assignment: Assignment):
+    """The student version of the source notebook: nbgrader's ClearSolutions applied."""
+    import nbformat
+    from nbgrader.preprocessors import ClearSolutions
+
+    notebook = nbformat.read(str(assignment.notebook_path), as_version=4)
+    released, _ = ClearSolutions(enforce_metadata=False).preprocess(notebook, {})
+    return released
+
+
+def starter_submission(assignment: Assignment) -> Submission:
+    """The release version of the notebook, graded as a student would hand it in untouched."""
+    import nbformat
+
+    data = nbformat.writes(release_notebook(assignment)).encode("utf-8")
+    return _from_notebook("starter", data, assignment)
+
+
+def _from_notebook(student: str, data: bytes, assignment: Assignment) -> Submission:
+    source, cells, selection, notes, line_map = notebook_code(data, assignment.keeps_import)
+    return Submission(student, assignment.notebook_path, source=source, kind="notebook",
+                      cells_used=cells, selection=selection, notes=notes, line_map=line_map)
+
+
+def _code_lines(source: str, minimum: int = 24) -> set[str]:
+    """Distinctive statements of a source file: long enough, not signatures or docstrings."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    docstrings = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
+            if node.body and isinstance(node.body[0], ast.Expr) and isinstance(getattr(node.body[0], "value", None), ast.Constant):
+                docstrings.update(range(node.body[0].lineno, node.body[0].end_lineno + 1))
+    lines = set()
+    for number, line in enumerate(source.splitlines(), start=1):
+        text = line.strip()
+        if (len(text) >= minimum and number not in docstrings
+                and not text.startswith(("#", "def ", "class ", "@", '"', "'"))):
+            lines.add(text)
+    return lines
+
+
+def _leaks(text: str, lines: set[str]) -> list[str]:
+    return sorted(line for line in lines if line in text)
+
+
+def check_assignment(assignment: Assignment, *, seed: int = 1, time_limit: float | None = None,
+                     progress=lambda message: None) -> list[CheckResult]:
+    """Run the three checks; each result says what was found."""
+    results: list[CheckResult] = []
+    budget = float(time_limit or assignment.time_limit)
+    reports: list[GradeReport] = []
+    progress("grading the reference solution")
+    try:
+        reference = reference_submission(assignment)
+        report = grade_submission(assignment, reference, seed=seed, time_limit=budget)
+        reports.append(report)
+        failed = [f"{t.name}: {t.output}" for t in report.tests if t.status != "passed"]
+        ok = report.score == report.max_score and report.execution_time <= budget / 2 and not report.internal_errors
+        detail = (f"{report.score:g}/{report.max_score:g} in {report.execution_time:.1f} s "
+                  f"(budget {budget:g} s, must stay under half)")
+        if failed:
+            detail += "; failing: " + "; ".join(failed[:3])
+        if report.internal_errors:
+            detail += "; grader errors: " + report.internal_errors[0][-500:]
+        results.append(CheckResult("reference scores full marks well inside the limit", ok, detail))
+    except (OSError, ValueError) as error:
+        reference = None
+        results.append(CheckResult("reference scores full marks well inside the limit", False, str(error)))
+    progress("grading the starter (release) version")
+    try:
+        starter = starter_submission(assignment)
+        report = grade_submission(assignment, starter, seed=seed, time_limit=budget)
+        reports.append(report)
+        ok = report.score == 0 and not report.internal_errors
+        detail = f"{report.score:g}/{report.max_score:g}" + (f"; {report.problem}" if report.problem else "")
+        if report.internal_errors:
+            detail += "; grader errors: " + report.internal_errors[0][-500:]
+        results.append(CheckResult("starter version scores 0 without crashing", ok, detail))
+    except (OSError, ValueError, ImportError) as error:
+        results.append(CheckResult("starter version scores 0 without crashing", False, str(error)))
+    progress("looking for hidden-test and solution code in what students see")
+    hidden = _code_lines(assignment.suite_path.read_text(encoding="utf-8"))
+    solution = _code_lines(reference.source) if reference is not None else set()
+    found = []
+    try:
+        import nbformat
+
+        release_text = nbformat.writes(release_notebook(assignment))
+        found += [f"release notebook shows hidden test code: {line}" for line in _leaks(release_text, hidden)]
+        found += [f"release notebook shows solution code: {line}" for line in _leaks(release_text, solution)]
+    except (OSError, ImportError) as error:
+        found.append(f"release notebook could not be built: {error}")
+    for report in reports:
+        text = feedback_text(report) + str(gradescope_results(report))
+        found += [f"feedback of the {report.student} shows hidden test code: {line}" for line in _leaks(text, hidden)]
+        if report.student != "reference":
+            found += [f"feedback shows solution code: {line}" for line in _leaks(text, solution)]
+    results.append(CheckResult("release notebook and feedback contain no hidden tests or solution code",
+                               not found, "; ".join(found[:5]) or
+                               f"checked {len(hidden)} suite lines and {len(solution)} solution lines"))
+    return results
