@@ -262,8 +262,8 @@ class LocalRunner:
 
     def __init__(self, bot: Any) -> None:
         self.bot = load_bot(bot) if isinstance(bot, (str, os.PathLike)) else bot
-        if callable(self.bot) and not hasattr(self.bot, "next_move"):
-            self.bot = self.bot()  # a class or factory
+        if inspect.isclass(self.bot) or (callable(self.bot) and not hasattr(self.bot, "next_move")):
+            self.bot = self.bot()  # a class or a factory: one fresh bot per worker
         if not hasattr(self.bot, "next_move"):
             raise ValueError(f"{self.bot!r} is not a bot: it has no next_move(view)")
 
@@ -621,14 +621,12 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    sandboxed = not args.trusted and args.bot not in BUILTIN_BOTS
-    if not sandboxed and args.bot not in BUILTIN_BOTS:
-        bot: Any = str(Path(args.bot).resolve())
-        if not Path(bot).is_file():
-            print(f"mines arena: no bot file {args.bot!r}", file=sys.stderr)
-            return 2
-    else:
-        bot = args.bot if args.bot in BUILTIN_BOTS else str(Path(args.bot).resolve())
+    builtin = args.bot in BUILTIN_BOTS
+    if not builtin and not Path(args.bot).is_file():
+        print(f"mines arena: no bot file {args.bot!r} (built-in bots: {', '.join(BUILTIN_BOTS)})", file=sys.stderr)
+        return 2
+    bot = args.bot if builtin else str(Path(args.bot).resolve())
+    sandboxed = not args.trusted and not builtin
     options = dict(sandboxed=sandboxed, move_timeout=args.move_timeout, dask=args.dask,
                    log_dir=args.log_dir, progress=not args.quiet)
     try:

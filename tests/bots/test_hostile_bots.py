@@ -1,0 +1,100 @@
+"""Hostile bot files run in the autograder's sandbox: each loses its games, never the arena run."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from minesweeper_kit.arena import Rules, play_games
+
+HOSTILE = {
+    "hangs": ("timeout", """
+        def next_move(view):
+            while True:
+                pass
+    """),
+    "raises": ("crash", """
+        def next_move(view):
+            raise RuntimeError("bot bug")
+    """),
+    "exits": ("crash", """
+        import os
+        def next_move(view):
+            os._exit(3)
+    """),
+    "off_the_board": ("illegal", """
+        def next_move(R, C, N, grid, charge, T):
+            return (False, (R + 1, 1))
+    """),
+    "digs_an_open_cell": ("illegal", """
+        def next_move(R, C, N, grid, charge, T):
+            return (False, (5, 5))
+    """),
+    "answers_nonsense": ("illegal", """
+        def next_move(view):
+            return "dig 3 4"
+    """),
+    # Patches the child-side driver to bypass its checks: the arena's own checks must hold.
+    "answers_hugely": ("crash", """
+        import minesweeper_kit.bots.driver as driver
+        driver.answer = lambda bot, view: ["dig", ["x" * 80_000_000]]
+        def next_move(view):
+            print("x" * 5_000_000)
+    """),
+    "answers_a_forged_move": ("illegal", """
+        import minesweeper_kit.bots.driver as driver
+        driver.answer = lambda bot, view: ["explode", [0, 0]]
+        def next_move(view):
+            pass
+    """),
+    "eats_memory": ("crash", """
+        def next_move(view):
+            hog = bytearray(8 * 1024 ** 3)
+            return None
+    """),
+    "does_not_load": ("crash", """
+        def next_move(view)
+            return None
+    """),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_bot_loses_every_game_with_a_clear_reason(tmp_path, name):
+    reason, source = HOSTILE[name]
+    path = tmp_path / f"{name}.py"
+    path.write_text(textwrap.dedent(source))
+    result = play_games(path, Rules.preset("beginner"), 2, seed=4, sandboxed=True, move_timeout=1.0,
+                        progress=False)
+    assert result.games == 2 and result.wins == 0
+    assert [r.reason for r in result.records] == [reason, reason], [r.detail for r in result.records]
+    assert all(r.detail for r in result.records)
+
+
+def test_a_crashing_bot_in_parallel_workers_still_completes_the_run(tmp_path):
+    path = tmp_path / "flaky.py"
+    path.write_text(textwrap.dedent("""
+        import random
+        calls = 0
+        def next_move(R, C, N, grid, charge, T):
+            global calls
+            calls += 1
+            if calls % 3 == 0:
+                raise ValueError("every third move fails")
+            cells = [(x, y) for x in range(1, R + 1) for y in range(1, C + 1) if grid[x][y] == 100]
+            return (False, random.choice(cells))
+    """))
+    result = play_games(path, Rules.preset("beginner"), 6, seed=9, jobs=2, sandboxed=True, move_timeout=2.0,
+                        progress=False)
+    assert result.games == 6
+    assert set(result.reasons) <= {"crash", "mine", "won"} and "crash" in result.reasons
+
+
+def test_a_well_behaved_sandboxed_bot_plays_normally(tmp_path):
+    path = tmp_path / "solver.py"
+    path.write_text("from minesweeper_kit.bots import ReferenceSolver\n\ndef make_bot():\n    return ReferenceSolver()\n")
+    sandboxed = play_games(path, Rules.preset("beginner"), 3, seed=8, sandboxed=True, progress=False)
+    trusted = play_games(path, Rules.preset("beginner"), 3, seed=8, progress=False)
+    assert [(r.won, r.moves) for r in sandboxed.records] == [(r.won, r.moves) for r in trusted.records]
+    assert set(sandboxed.reasons) <= {"won", "mine"}
