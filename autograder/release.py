@@ -1,0 +1,150 @@
+"""Build the student versions of the notebooks with nbgrader (`make release`).
+
+The notebooks in ``notebooks/`` are nbgrader *source* versions: solutions sit between nbgrader's
+``### BEGIN SOLUTION`` / ``### END SOLUTION`` markers and the visible tests are locked, graded
+cells. This module sets up an nbgrader course folder with one assignment per step
+(``source/<assignment>/<notebook>``), runs ``nbgrader generate_assignment`` on each, and copies
+the course's ``release/`` folder to the output folder. The course folder (with its gradebook) is
+kept when ``--course`` names one, so an instructor can go on to ``nbgrader autograde`` there.
+
+    python -m autograder.release                      # all steps into ./release
+    python -m autograder.release --only neighbors     # one step
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+NOTEBOOKS = REPO / "notebooks"
+
+# Assignment id (docs/assignments.md; "play" is the ungraded first step) -> source notebook.
+STEPS: dict[str, str] = {
+    "play": "00-play.ipynb",
+    "neighbors": "01-neighbors.ipynb",
+    "make-board": "02-make-board.ipynb",
+    "flood-fill": "03-flood-fill.ipynb",
+    "hypermines": "04-nd-dig.ipynb",
+    "bots": "05-bots.ipynb",
+}
+
+COURSE_ID = "minesweeper-kit"
+
+CONFIG = '''\
+# nbgrader course configuration written by autograder.release.
+c = get_config()
+c.CourseDirectory.course_id = {course_id!r}
+c.CourseDirectory.root = {root!r}
+# What replaces a solution region in the student version.
+c.ClearSolutions.code_stub = {{"python": "# YOUR CODE HERE\\nraise NotImplementedError()"}}
+c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+# `nbgrader autograde` runs whole notebooks: the bots step plays a few hundred games in one cell.
+c.Execute.timeout = 180
+'''
+
+
+def _check_assignments(assignments: Iterable[str] | None) -> list[str]:
+    chosen = list(STEPS) if assignments is None else list(assignments)
+    unknown = [a for a in chosen if a not in STEPS]
+    if unknown:
+        raise ValueError(f"unknown assignment(s) {', '.join(unknown)}: choose from {', '.join(STEPS)}")
+    return chosen
+
+
+def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
+    """Run one nbgrader command in the course folder; raise with its output when it fails."""
+    command = [sys.executable, "-m", "nbgrader", *args]
+    # nbgrader starts `alembic` (gradebook migrations) from PATH: put this interpreter's scripts first.
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    done = subprocess.run(command, cwd=course, capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"`nbgrader {' '.join(args)}` failed (exit {done.returncode}) in {course}:\n"
+            f"{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
+        )
+    return done
+
+
+def setup_course(course: Path, notebooks: Path = NOTEBOOKS,
+                 assignments: Iterable[str] | None = None) -> list[str]:
+    """Write the course config and copy each chosen step's source notebook into ``source/``."""
+    chosen = _check_assignments(assignments)
+    course.mkdir(parents=True, exist_ok=True)
+    (course / "nbgrader_config.py").write_text(CONFIG.format(course_id=COURSE_ID, root=str(course.resolve())))
+    for assignment in chosen:
+        notebook = notebooks / STEPS[assignment]
+        if not notebook.is_file():
+            raise ValueError(f"the notebook of {assignment!r} is missing: {notebook}")
+        folder = course / "source" / assignment
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(notebook, folder / notebook.name)
+    return chosen
+
+
+def build_course(course: Path, notebooks: Path = NOTEBOOKS, assignments: Iterable[str] | None = None,
+                 progress: bool = True) -> Path:
+    """Set up the course folder and generate the student version of each chosen step.
+
+    Returns the course's ``release`` folder (``release/<assignment>/<notebook>``).
+    """
+    from tqdm.auto import tqdm
+
+    chosen = setup_course(course, notebooks, assignments)
+    for assignment in tqdm(chosen, desc="nbgrader generate_assignment", unit="step", disable=not progress):
+        nbgrader(course, "generate_assignment", assignment, "--force")
+    return course / "release"
+
+
+def release(output: Path, notebooks: Path = NOTEBOOKS, assignments: Iterable[str] | None = None,
+            course: Path | None = None, progress: bool = True) -> Path:
+    """Build the student versions into ``output/<assignment>/``; returns ``output``."""
+    with tempfile.TemporaryDirectory(prefix="nbgrader-course-") as scratch:
+        course_dir = course if course is not None else Path(scratch)
+        built = build_course(course_dir, notebooks, assignments, progress)
+        output.mkdir(parents=True, exist_ok=True)
+        for folder in sorted(built.iterdir()):
+            target = output / folder.name
+            if target.exists():
+                shutil.rmtree(target)
+            shutil.copytree(folder, target)
+    return output
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder.release",
+        description="Build the student versions of the notebooks: nbgrader generate_assignment for "
+        "each step, solutions replaced by stubs, visible tests kept and locked.",
+    )
+    parser.add_argument("--output", type=Path, default=REPO / "release",
+                        help="folder that receives <assignment>/<notebook> (default: ./release)")
+    parser.add_argument("--notebooks", type=Path, default=NOTEBOOKS,
+                        help="folder of the source notebooks (default: ./notebooks)")
+    parser.add_argument("--course", type=Path, default=None,
+                        help="keep the nbgrader course folder (config, source, gradebook) here; "
+                        "by default a temporary one is used and removed")
+    parser.add_argument("--only", nargs="+", metavar="ASSIGNMENT", default=None,
+                        help=f"build only these steps (of: {', '.join(STEPS)})")
+    args = parser.parse_args(argv)
+    try:
+        out = release(args.output.resolve(), args.notebooks.resolve(), args.only,
+                      args.course.resolve() if args.course else None)
+    except (ValueError, RuntimeError) as error:
+        print(f"release failed: {error}", file=sys.stderr)
+        return 1
+    for folder in sorted(out.iterdir()):
+        print(f"{folder.name}: {', '.join(p.name for p in sorted(folder.iterdir()))}")
+    print(f"student versions written to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
