@@ -1,0 +1,117 @@
+"""nbgrader's own `autograde` on submitted copies of the source notebooks: full marks for the
+reference solutions, fewer points whenever one exercise is left unwritten, and the same total
+as the kit's `autograder grade` on the same files (a student's self-check and the official
+grade never disagree).
+
+All submissions of one assignment are autograded in one nbgrader call (nbgrader is slow).
+"""
+import json
+import re
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from nbgrader.api import Gradebook
+
+from autograder.release import nbgrader
+from notebook_tools import GRADED, NOTEBOOKS, REPO, nbgrader_meta
+
+SOLUTION_REGION = re.compile(r"^([ \t]*)### BEGIN SOLUTION\n.*?^[ \t]*### END SOLUTION[ \t]*$", re.S | re.M)
+COMPLETE = "complete"
+
+
+def unwritten(source: str) -> str:
+    """The cell as a student who wrote nothing leaves it: each solution region a NotImplementedError."""
+    return SOLUTION_REGION.sub(lambda m: f"{m.group(1)}raise NotImplementedError()", source)
+
+
+def exercises(nb) -> list[str]:
+    return [c.id for c in nb.cells if nbgrader_meta(c).get("solution")]
+
+
+def tests_after(nb, exercise: str) -> list[str]:
+    """The grade ids of the visible tests that follow an exercise, up to the next exercise."""
+    ids, seen = [], False
+    for cell in nb.cells:
+        meta = nbgrader_meta(cell)
+        if cell.id == exercise:
+            seen = True
+        elif seen and meta.get("solution"):
+            break
+        elif seen and meta.get("grade"):
+            ids.append(meta["grade_id"])
+    return ids
+
+
+@pytest.fixture(scope="session")
+def autograded(course):
+    """Submit the complete notebook and one copy per exercise left unwritten; autograde them all."""
+    graded = {}
+    for name, assignment in GRADED.items():
+        nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+        students = {COMPLETE: nb}
+        for exercise in exercises(nb):
+            copy = nbformat.from_dict(json.loads(json.dumps(nb)))
+            for cell in copy.cells:
+                if cell.id == exercise:
+                    cell.source = unwritten(cell.source)
+            students[f"without-{exercise}"] = copy
+        for student, notebook in students.items():
+            folder = course / "submitted" / student / assignment
+            folder.mkdir(parents=True, exist_ok=True)
+            nbformat.write(notebook, folder / name)
+        nbgrader(course, "autograde", assignment, "--force")
+        graded[assignment] = list(students)
+    return graded
+
+
+def nbgrader_scores(course, assignment, students):
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        return {s: (gradebook.find_submission(assignment, s).score,
+                    gradebook.find_submission(assignment, s).max_score) for s in students}
+
+
+@pytest.mark.parametrize("name", sorted(GRADED))
+def test_nbgrader_gives_full_marks_to_the_reference(course, autograded, name):
+    assignment = GRADED[name]
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    points = sum(nbgrader_meta(c).get("points", 0) for c in nb.cells if nbgrader_meta(c).get("grade"))
+    score, max_score = nbgrader_scores(course, assignment, [COMPLETE])[COMPLETE]
+    assert max_score == points
+    assert score == points
+
+
+@pytest.mark.parametrize("name", sorted(GRADED))
+def test_nbgrader_takes_points_for_an_unwritten_exercise(course, autograded, name):
+    assignment = GRADED[name]
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        for exercise in exercises(nb):
+            student = f"without-{exercise}"
+            submission = gradebook.find_submission(assignment, student)
+            assert submission.score < submission.max_score, f"{name}: {exercise} unwritten, yet full marks"
+            for grade_id in tests_after(nb, exercise):
+                grade = gradebook.find_grade(grade_id, name.removesuffix(".ipynb"), assignment, student)
+                assert grade.score == 0, f"{name}: {grade_id} scored {grade.score} with {exercise} unwritten"
+
+
+@pytest.mark.parametrize("name", sorted(GRADED))
+def test_autograder_and_nbgrader_agree(course, autograded, name, tmp_path):
+    """`autograder grade` on the nbgrader submitted/ folder gives every student nbgrader's total."""
+    assignment = GRADED[name]
+    students = autograded[assignment]
+    results = tmp_path / "results"
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder.cli", "grade", "--assignment", assignment, "--results-dir",
+         str(results), "--seed", "1", "--no-progress", "-j", "2", str(course / "submitted")],
+        cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 0, f"autograder grade failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    expected = nbgrader_scores(course, assignment, students)
+    for student in students:
+        report = json.loads((results / student / "results.json").read_text())
+        official = sum(test.get("score", 0) for test in report["tests"])
+        possible = sum(test.get("max_score", 0) for test in report["tests"])
+        score, max_score = expected[student]
+        assert (official, possible) == (score, max_score), (
+            f"{name}, student {student}: autograder {official}/{possible}, nbgrader {score}/{max_score}")
