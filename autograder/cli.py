@@ -40,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--csv", type=Path, metavar="FILE", help="write a CSV gradebook here")
     grade.add_argument("--time-limit", type=_positive, metavar="SECONDS",
                        help="whole-submission time budget (default: the assignment's, 100 s for most)")
+    grade.add_argument("--test-time-limit", type=_positive, metavar="SECONDS",
+                       help="cap on every test's own time limit (default: the suite's limits)")
     grade.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
                        help="parallel workers (default: the number of cores)")
     grade.add_argument("--force", action="store_true", help="regrade students that already have results")
@@ -80,6 +82,7 @@ def _grade(args: argparse.Namespace) -> int:
     result = grade_batch(args.assignment, args.submissions, args.results_dir, csv_path=args.csv,
                          time_limit=args.time_limit, jobs=args.jobs, force=args.force,
                          dask_address=args.dask, seed=args.seed, memory_mb=args.memory_mb,
+                         test_time_limit=args.test_time_limit,
                          progress=not args.no_progress)
     print(summary_table(result.reports))
     print(f"seed {result.seed}; graded {len(result.graded)}, kept {len(result.skipped)} earlier result(s); "

@@ -34,6 +34,7 @@ class TestOutcome:
 
     name: str
     max_score: float
+    id: str = ""                     #: the test function's name (stable across wording changes)
     score: float = 0.0
     status: str = "failed"           #: "passed" or "failed"
     output: str = ""
@@ -73,11 +74,13 @@ class _GradingPlugin:
     """Fixtures for the suite and the hooks that turn pytest outcomes into scores."""
 
     def __init__(self, assignment: Assignment, submission: Submission | None, seed: int,
-                 budget: float, hide: list[str], memory_mb: int | None):
+                 budget: float, hide: list[str], memory_mb: int | None,
+                 test_time_limit: float | None = None):
         self.assignment, self.submission, self.run_seed = assignment, submission, seed
         self.budget = budget
         self.hide = hide
         self.memory_mb = memory_mb
+        self.test_cap = test_time_limit
         self.started = time.monotonic()
         self.end = self.started + budget
         self.sandbox: Sandbox | None = None
@@ -99,7 +102,7 @@ class _GradingPlugin:
                 self.submission.source, filename=self.submission.filename,
                 module_name=self.submission.module_name, limits=self.assignment.limits(self.memory_mb),
                 import_policy=self.assignment.import_policy(), hide=self.hide,
-                load_timeout=min(30.0, self.assignment.test_time_limit))
+                load_timeout=min(30.0, self.assignment.test_time_limit, self.test_cap or 30.0))
             self.sandbox.set_deadline(self.deadline)
             try:
                 self.sandbox.start()
@@ -129,7 +132,7 @@ class _GradingPlugin:
             name = doc[0].strip() if doc else item.name
             if hasattr(item, "callspec"):
                 name += f" [{item.callspec.id}]"
-            self.outcomes[item.nodeid] = TestOutcome(name=name, max_score=value,
+            self.outcomes[item.nodeid] = TestOutcome(name=name, max_score=value, id=item.name,
                                                      output="not run")
             self.order.append(item.nodeid)
 
@@ -140,6 +143,8 @@ class _GradingPlugin:
             pytest.skip(NOT_REACHED.format(budget=self.budget))
         marker = item.get_closest_marker("time_limit")
         limit = float(marker.args[0]) if marker else self.assignment.test_time_limit
+        if self.test_cap is not None:
+            limit = min(limit, self.test_cap)
         self.deadline = min(self.end, now + limit)
         self.test_limit = limit
         self.test_started = now
@@ -237,12 +242,15 @@ def default_hide() -> list[str]:
 
 def grade_submission(assignment: Assignment, submission: Submission, *, seed: int,
                      time_limit: float | None = None, hide: list[str] | None = None,
-                     memory_mb: int | None = None) -> GradeReport:
-    """Run the hidden suite on one submission and return its :class:`GradeReport`."""
+                     memory_mb: int | None = None, test_time_limit: float | None = None) -> GradeReport:
+    """Run the hidden suite on one submission and return its :class:`GradeReport`.
+
+    ``time_limit`` is the whole-submission budget; ``test_time_limit`` caps every test's own
+    limit (the suite's markers and the assignment's default)."""
     started = time.monotonic()
     budget = float(time_limit or assignment.time_limit)
     hide = list(hide or []) + default_hide()
-    plugin = _GradingPlugin(assignment, submission, seed, budget, hide, memory_mb)
+    plugin = _GradingPlugin(assignment, submission, seed, budget, hide, memory_mb, test_time_limit)
     if submission.problem:
         tests = list_tests(assignment)
         for test in tests:

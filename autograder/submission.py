@@ -129,14 +129,20 @@ def discover(paths: list[Path], preferred: tuple[str, ...] = ()) -> list[tuple[s
 
 
 def _decode(data: bytes, name: str) -> str:
+    """Source text as Python reads it: UTF-8 unless a PEP 263 coding line says otherwise."""
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        return data.decode(encoding)
-    except (SyntaxError, LookupError) as error:
+    except SyntaxError:
+        encoding = "utf-8"  # no usable declaration: Python's default, whose error is clearer
+    except LookupError as error:
         raise ValueError(f"{name} declares an unknown source encoding ({error})") from None
+    try:
+        return data.decode(encoding)
     except UnicodeDecodeError as error:
-        raise ValueError(f"{name} is not valid UTF-8 text: byte 0x{data[error.start]:02x} at "
+        raise ValueError(f"{name} is not valid {encoding.upper()} text: byte 0x{data[error.start]:02x} at "
                          f"position {error.start} cannot be decoded; save the file as UTF-8") from None
+    except LookupError as error:
+        raise ValueError(f"{name} declares an unknown source encoding ({error})") from None
 
 
 def read_submission(student: str, path: Path | None, keep_import=None) -> Submission:

@@ -20,10 +20,14 @@ from .sandbox import Handle, Sandbox
 __all__ = ["points", "time_limit", "Mismatch", "describe", "first_difference", "check_equal",
            "coordinate_set", "require"]
 
-#: ``@points(2)``: what a test is worth (all or nothing).
-points = pytest.mark.points
-#: ``@time_limit(30)``: this test's own limit in seconds (the submission's budget still applies).
-time_limit = pytest.mark.time_limit
+def points(value: float):
+    """``@points(2)``: what a test is worth (all or nothing)."""
+    return pytest.mark.points(value)
+
+
+def time_limit(seconds: float):
+    """``@time_limit(30)``: the test's own limit in seconds (the submission's budget still applies)."""
+    return pytest.mark.time_limit(seconds)
 
 
 class Mismatch(AssertionError):

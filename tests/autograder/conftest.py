@@ -1,0 +1,33 @@
+"""Shared helpers of the autograder tests: the reference solution and process checks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autograder.assignments import instructor_dir
+from grader_testkit import sandbox_processes
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def reference_source() -> str:
+    """The plain HyperMines reference, the base of hostile submissions and mutants."""
+    return (instructor_dir() / "reference" / "hypermines.py").read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def no_survivors():
+    """Fail the test if a sandbox process outlives it."""
+    before = set(sandbox_processes())
+    yield
+    import time
+
+    for _ in range(50):
+        left = [p for p in sandbox_processes() if p not in before]
+        if not left:
+            return
+        time.sleep(0.1)
+    pytest.fail(f"sandbox processes survived: {left}")
