@@ -564,9 +564,10 @@ def main():
     runner = Runner(channel, config)
     runner.guard = runner.runner_guard = guard
     guard.install_import_guard()
-    sys.addaudithook(guard.audit)
-    guard.active = True
-    protections.append("audit-hook")
+    if config.get("audit", True):
+        sys.addaudithook(guard.audit)
+        guard.active = True
+        protections.append("audit-hook")
     channel.send({"ok": True, "value": {"pid": os.getpid(), "protections": protections,
                                         "uid": os.getuid()}})
     runner.serve()

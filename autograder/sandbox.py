@@ -236,7 +236,7 @@ class Sandbox:
     def __init__(self, source: str | Path, *, limits: Limits | None = None,
                  import_policy: ImportPolicy | None = None, filename: str = "submission.py",
                  module_name: str = "submission", hide: Iterable[str | Path] = (),
-                 load_timeout: float = 30.0, isolate: bool = True):
+                 load_timeout: float = 30.0, isolate: bool = True, audit: bool = True):
         if isinstance(source, Path):
             source = source.read_text(encoding="utf-8")
         if not isinstance(source, str):
@@ -250,6 +250,7 @@ class Sandbox:
         self.hide = [str(Path(p).resolve()) for p in hide]
         self.load_timeout = load_timeout
         self.isolate = isolate
+        self.audit = audit  # False only to test the operating-system layers on their own
         self.deadline: float | None = None
         self.generation = 0
         self.protections: list[str] = []
@@ -285,17 +286,23 @@ class Sandbox:
         refused = self.policy.violations(self.source)
         if refused:
             raise LoadError("ImportError", refused[0], [])
-        self._spawn()
         try:
+            self._spawn()
             answer = self._request({"op": "load", "source": self.source, "filename": self.filename,
                                     "module": self.module_name}, timeout=self.load_timeout)
         except StudentError as error:
+            self.kill()
             raise LoadError(error.type_name, error.message, error.where) from None
         except TimeLimitExceeded:
+            self.kill()
             raise TimeLimitExceeded("time limit exceeded while loading the submission "
                                     f"({self.load_timeout:g} s)") from None
         except SandboxError as error:
+            self.kill()
             raise LoadError("Error", str(error), []) from None
+        except BaseException:
+            self.kill()
+            raise
         self.names = answer.get("names", []) if isinstance(answer, dict) else []
 
     def restart(self) -> None:
@@ -448,7 +455,8 @@ class Sandbox:
         os.set_blocking(self._req_w, False)
         self.generation += 1
         os.mkdir(os.path.join(self._root, "stage"), 0o700)
-        config = {"workdir": workdir, "stage": os.path.join(self._root, "stage"), "uid": uid, "gid": gid, "isolate": self.isolate,
+        config = {"workdir": workdir, "stage": os.path.join(self._root, "stage"), "uid": uid, "gid": gid,
+                  "isolate": self.isolate, "audit": self.audit,
                   "hide": self.hide, "policy": self.policy.to_json(),
                   "limits": asdict(self.limits)}
         hello = self._request(config, timeout=self.load_timeout, raw=True)
