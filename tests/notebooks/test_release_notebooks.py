@@ -43,6 +43,10 @@ def test_release_fails_only_where_the_student_writes_code(course, name):
     assert set(graded) <= failed, f"{name}: visible tests passing on unwritten code: {sorted(set(graded) - failed)}"
     if name == "00-play.ipynb":
         assert not errors
+    # The boards play the student's code: on unwritten code they show its NotImplementedError.
+    printed = " ".join(o.get("text", "") for c in released.cells if c.cell_type == "code" for o in c.outputs)
+    if name in ("01-neighbors.ipynb", "02-make-board.ipynb", "03-flood-fill.ipynb", "04-nd-dig.ipynb"):
+        assert "board error:" in printed and "NotImplementedError" in printed, f"{name}: no board reached student code"
 
 
 @pytest.mark.parametrize("name", sorted(ASSIGNMENTS))

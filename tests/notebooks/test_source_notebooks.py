@@ -7,8 +7,11 @@ from notebook_tools import ASSIGNMENTS, NOTEBOOKS, describe, execute, nbgrader_m
 
 @pytest.mark.parametrize("name", sorted(ASSIGNMENTS))
 def test_source_notebook_runs_clean(name):
-    _, errors = execute(NOTEBOOKS / name)
+    nb, errors = execute(NOTEBOOKS / name)
     assert not errors, f"{name} raised errors:\n{describe(errors)}"
+    # The board cells dig once from Python and print any error the student's code raised there.
+    printed = [o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    assert not [t for t in printed if "board error:" in t], f"{name}: a board reported an error: {printed}"
 
 
 @pytest.mark.parametrize("name", sorted(ASSIGNMENTS))
