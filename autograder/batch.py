@@ -19,7 +19,7 @@ from typing import Callable, Iterable
 
 from tqdm import tqdm
 
-from .assignments import get_assignment
+from .assignments import InstructorMaterialMissing, get_assignment
 from .grading import GradeReport, grade_submission, list_tests
 from .report import read_student, write_csv, write_student
 from .submission import Submission, discover, read_submission
@@ -127,6 +127,8 @@ def grade_batch(assignment_id: str, paths: Iterable[Path], results_dir: Path, *,
                 hide: list[str] | None = None, test_time_limit: float | None = None) -> BatchResult:
     """Grade every submission under ``paths`` and write results, feedback and the gradebook."""
     assignment = get_assignment(assignment_id)
+    if not assignment.suite_path.is_file():  # raises first when the instructor folder is missing
+        raise InstructorMaterialMissing(f"the hidden suite {assignment.suite_path} does not exist")
     results_dir = Path(results_dir)
     results_dir.mkdir(parents=True, exist_ok=True)
     seed = secrets.randbits(31) if seed is None else int(seed)

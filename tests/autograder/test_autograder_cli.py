@@ -1,0 +1,115 @@
+"""The `autograder` command, run as a real subprocess: grade, list, check, --help, resume."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.assignments import get_assignment
+
+AUTOGRADER = [sys.executable, "-m", "autograder.cli"]
+NOTEBOOK = get_assignment("hypermines").notebook_path
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(AUTOGRADER + list(args), capture_output=True, text=True, cwd=cwd, timeout=600)
+
+
+@pytest.mark.parametrize("command", [[], ["grade"], ["list"], ["check"], ["export-gradescope"]])
+def test_every_command_has_help(command):
+    result = run(*command, "--help")
+    assert result.returncode == 0
+    assert "usage: autograder" in result.stdout and "--help" in result.stdout
+
+
+def test_list_shows_tests_and_points():
+    result = run("list", "--assignment", "hypermines")
+    assert result.returncode == 0, result.stderr
+    assert "hypermines: HyperMines" in result.stdout
+    assert "     2  A whole 203-dig game on the original 4x4x2x3x3x2 board, won" in result.stdout
+    assert "    20  total" in result.stdout
+
+
+def test_unknown_assignment_is_refused():
+    result = run("grade", "--assignment", "nope", "x.py")
+    assert result.returncode == 2 and "invalid choice" in result.stderr
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory, reference_source):
+    """An nbgrader-style submitted/ folder: a notebook, a lab.py, a broken file, an empty folder."""
+    root = tmp_path_factory.mktemp("course")
+    submitted = root / "submitted"
+    (submitted / "alice" / "hypermines").mkdir(parents=True)
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    nbformat.write(notebook, submitted / "alice" / "hypermines" / "04-nd-dig.ipynb")
+    (submitted / "bob").mkdir()
+    (submitted / "bob" / "lab.py").write_text(reference_source.replace(
+        "    return ZERO if board == 0 else str(board)", "    return str(board)"))
+    (submitted / "carol").mkdir()
+    (submitted / "carol" / "lab.py").write_text("class HyperMinesGame(:\n")
+    (submitted / "dave").mkdir()
+    return root
+
+
+def test_grade_a_course_folder(course):
+    results, gradebook = course / "results", course / "grades.csv"
+    result = run("grade", "--assignment", "hypermines", str(course / "submitted"), "--results-dir", str(results),
+                 "--csv", str(gradebook), "-j", "2", "--seed", "11")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert any(line.startswith("alice") and "20/20" in line and "all tests passed" in line for line in lines)
+    assert any(line.startswith("carol") and "0/20" in line and "SyntaxError" in line for line in lines)
+    assert any(line.startswith("dave") and "no .py or .ipynb file" in line for line in lines)
+    assert "seed 11; graded 4, kept 0" in result.stdout
+    assert "grading hypermines" in result.stderr  # the progress bar
+
+    alice = json.loads((results / "alice" / "results.json").read_text())
+    assert alice["score"] == 20 and alice["execution_time"] > 0
+    assert {"name", "score", "max_score", "status", "output", "visibility"} <= set(alice["tests"][0])
+    assert alice["extra_data"]["seed"] == 11
+
+    bob = json.loads((results / "bob" / "results.json").read_text())
+    assert 0 < bob["score"] < 20
+    feedback = (results / "bob" / "feedback.txt").read_text()
+    assert "expected ' ', got '0'" in feedback and "Graded file lab.py." in feedback
+    alice_feedback = (results / "alice" / "feedback.txt").read_text()
+    assert "Graded notebook 04-nd-dig.ipynb: cells marked as solutions; code cells used: 5." in alice_feedback
+    assert "carol" in (results / "carol" / "feedback.txt").read_text()
+    assert "line 1" in (results / "carol" / "feedback.txt").read_text()
+
+    rows = list(csv.DictReader(gradebook.open()))
+    assert [r["student"] for r in rows] == ["alice", "bob", "carol", "dave"]
+    assert rows[0]["score"] == "20" and rows[2]["score"] == "0"
+
+    again = run("grade", "--assignment", "hypermines", str(course / "submitted"), "--results-dir", str(results),
+                "--no-progress")
+    assert again.returncode == 0 and "graded 0, kept 4" in again.stdout
+    forced = run("grade", "--assignment", "hypermines", str(course / "submitted" / "bob"), "--results-dir",
+                 str(results), "--force", "--no-progress", "-j", "1")
+    assert forced.returncode == 0 and "graded 1, kept 0" in forced.stdout
+
+
+def test_check_passes_for_hypermines():
+    result = run("check", "--assignment", "hypermines")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "[ok] reference scores full marks well inside the limit: 20/20" in result.stdout
+    assert "[ok] starter version scores 0 without crashing: 0/20" in result.stdout
+    assert "[ok] release notebook and feedback contain no hidden tests or solution code" in result.stdout
+
+
+def test_grading_without_the_instructor_folder_fails_clearly(tmp_path, reference_source):
+    (tmp_path / "lab.py").write_text(reference_source)
+    env_python = [sys.executable, "-c", "import sys; from autograder.cli import main; sys.exit(main())"]
+    result = subprocess.run(env_python + ["grade", "--assignment", "hypermines", str(tmp_path / "lab.py"),
+                                          "--results-dir", str(tmp_path / "r")],
+                            capture_output=True, text=True, timeout=300,
+                            env={"PATH": "/usr/bin:/bin", "AUTOGRADER_INSTRUCTOR_DIR": str(tmp_path / "none")})
+    assert result.returncode == 2
+    assert "the hidden test suites are not installed" in result.stderr

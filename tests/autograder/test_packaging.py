@@ -1,0 +1,54 @@
+"""Instructor material never ships to students; the Gradescope export runs the same grader."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from autograder.gradescope import export
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_wheel_holds_no_instructor_material(tmp_path):
+    source = tmp_path / "src"
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(
+        ".venv", ".git", "build", "dist", "*.egg-info", "node_modules", "__pycache__", "test-artifacts"))
+    result = subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir",
+                             str(tmp_path / "dist"), str(source)], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    (wheel,) = (tmp_path / "dist").glob("*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "autograder/sandbox.py" in names and "autograder/cli.py" in names
+    assert "minesweeper_kit/game.py" in names
+    leaked = [n for n in names if "instructor" in n or "suites" in n or "reference" in n.split("/")[-1]]
+    assert leaked == []
+
+
+def test_exported_autograder_runs_in_a_simulated_gradescope_layout(tmp_path, reference_source):
+    archive = export("hypermines", tmp_path / "autograder.zip")
+    names = zipfile.ZipFile(archive).namelist()
+    assert {"setup.sh", "run_autograder", "requirements.txt"} <= set(names)
+    assert "autograder/instructor/suites/test_hypermines.py" in names
+    assert not any("reference" in n for n in names)
+    assert "autograder/instructor/data/seed-originals/A/test_inputs/test_integration1.json" in names
+
+    root = tmp_path / "gs"
+    zipfile.ZipFile(archive).extractall(root / "source")
+    (root / "submission").mkdir()
+    (root / "submission" / "lab.py").write_text(reference_source)
+    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "AUTOGRADER_ROOT": str(root),
+           "AUTOGRADER_PYTHON": sys.executable, "HOME": str(tmp_path)}
+    result = subprocess.run(["bash", str(root / "source" / "run_autograder")], capture_output=True, text=True,
+                            env=env, timeout=300, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 20
+    assert len(results["tests"]) == 13 and all(t["status"] == "passed" for t in results["tests"])
+    info = zipfile.ZipFile(archive).getinfo("run_autograder")
+    assert (info.external_attr >> 16) & 0o111
