@@ -485,6 +485,9 @@ class Runner:
         kwargs = self.from_plain(request.get("kwargs", {}))
         return function(*args, **kwargs)
 
+    def op_fetch(self, request):
+        return self._target(request)
+
     def op_get_attr(self, request):
         return getattr(self._target(request), request["name"])
 
@@ -501,6 +504,7 @@ class Runner:
 
     def serve(self):
         operations = {"load": self.op_load, "call": self.op_call, "get_attr": self.op_get_attr,
+                      "fetch": self.op_fetch,
                       "set_attr": self.op_set_attr, "has": self.op_has, "release": self.op_release}
         while True:
             try:
@@ -518,6 +522,8 @@ class Runner:
                 value = op(request)
                 if request.get("op") == "load":
                     reply = {"ok": True, "value": value}
+                elif request.get("keep"):
+                    reply = {"ok": True, "value": self.store(value)}
                 else:
                     reply = {"ok": True, "value": self.to_plain(value)}
             except ResultProblem as error:

@@ -261,6 +261,7 @@ class Sandbox:
         self._req_w = self._resp_r = -1
         self._stdout_parts: list[str] = []
         self._stderr_parts: list[str] = []
+        self._files: dict[str, bytes] = {}
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> "Sandbox":
@@ -344,9 +345,34 @@ class Sandbox:
 
     # ------------------------------------------------------------------ calls
     def call(self, name: str, *args: Any, timeout: float | None = None,
-             capture_stdout: bool = False, **kwargs: Any) -> Any:
-        """Call the submission's top-level ``name`` with plain-data arguments."""
-        return self._call({"op": "call", "name": name}, args, kwargs, timeout, capture_stdout)
+             capture_stdout: bool = False, keep: bool = False, **kwargs: Any) -> Any:
+        """Call the submission's top-level ``name`` with plain-data arguments.
+
+        ``keep=True`` leaves even a plain result in the child and returns its :class:`Handle`,
+        so later calls can work on the very same object (in-place updates, aliasing).
+        """
+        request = {"op": "call", "name": name, **({"keep": True} if keep else {})}
+        return self._call(request, args, kwargs, timeout, capture_stdout)
+
+    def fetch(self, handle: Handle, *, timeout: float | None = None) -> Any:
+        """The current value of the object behind ``handle``, as plain data where it can be."""
+        return self._call({"op": "fetch", "handle": self._check(handle).id}, (), {}, timeout, False)
+
+    def put_file(self, name: str, data: bytes | str) -> None:
+        """Place a file in the child's working folder (kept across restarts)."""
+        if "/" in name or name in ("", ".", ".."):
+            raise ValueError(f"file name must be a plain name, got {name!r}")
+        self._files[name] = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+        if self._root:
+            self._write_file(name)
+
+    def _write_file(self, name: str) -> None:
+        path = os.path.join(self._root, "work", name)
+        with open(path, "wb") as handle:
+            handle.write(self._files[name])
+        if os.geteuid() == 0:
+            uid, gid = _nobody()
+            os.chown(path, uid, gid)
 
     def call_method(self, handle: Handle, name: str, *args: Any, timeout: float | None = None,
                     capture_stdout: bool = False, **kwargs: Any) -> Any:
@@ -437,6 +463,8 @@ class Sandbox:
         uid, gid = _nobody()
         if os.geteuid() == 0:
             os.chown(workdir, uid, gid)
+        for name in self._files:
+            self._write_file(name)
         self._stdout_path = os.path.join(self._root, "stdout")
         self._stderr_path = os.path.join(self._root, "stderr")
         req_r, req_w = os.pipe()

@@ -1,0 +1,233 @@
+"""Hidden suite of the `neighbors` assignment (notebook 01-neighbors).
+
+The Project 10 text game (original boards and the two scripted games, byte for byte), then
+neighbours in 1, 2, 3 and N dimensions against the engine on random cells of this grading
+run's seed, smallest first. A Project 10 `minesweeper.py` earns the game part.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+
+from minesweeper_kit import Game
+
+from autograder.suite import Mismatch, check_coordinates, check_equal, describe, points, require
+
+GAME_FUNCTIONS = ("read_file", "make_empty_grid", "update_grid", "print_grid", "dig", "count_total_moves",
+                  "determine_game_status")
+
+
+def board_text(rows):
+    return f"{len(rows[0])}\n{len(rows)}\n" + "\n".join(", ".join(str(v) for v in row) for row in rows) + "\n"
+
+
+def parse_board(text):
+    lines = [line for line in text.splitlines() if line.strip()]
+    return [[int(v) for v in line.replace(" ", "").split(",")] for line in lines[2:]]
+
+
+def expected_print(view):
+    height, width = len(view), len(view[0])
+    lines = [f"{height - 1 - i:>2}" + "".join(f"[{cell}]" for cell in row) for i, row in enumerate(view)]
+    lines.append("   " + "".join(f"{letter}  " for letter in string.ascii_lowercase[:width]))
+    return "\n".join(lines) + "\n"
+
+
+def engine_game(rows):
+    mines = [(r, c) for r, row in enumerate(rows) for c, v in enumerate(row) if v]
+    return Game.from_mines((len(rows), len(rows[0])), mines, reveal="ring")
+
+
+def engine_view(game):
+    view = []
+    for r in range(game.shape[0]):
+        row = []
+        for c in range(game.shape[1]):
+            if not game.revealed[r, c]:
+                row.append(" ")
+            elif game.mines[r, c]:
+                row.append("X")
+            else:
+                row.append(str(int(game.numbers[r, c])))
+        view.append(row)
+    return view
+
+
+def start(box, rows, name="board.txt"):
+    box.put_file(name, board_text(rows))
+    grid = box.call("read_file", name, keep=True)
+    view = box.call("make_empty_grid", grid, keep=True)
+    box.call("update_grid", grid)
+    return grid, view
+
+
+def label(rows, r, c):
+    return f"{string.ascii_lowercase[c]}{len(rows) - 1 - r}"
+
+
+def random_boards(seed, count):
+    rng = random.Random(f"{seed}:boards")
+    boards = []
+    for _ in range(count):
+        height, width = rng.randint(2, 8), rng.randint(2, 8)
+        rows = [[1 if rng.random() < 0.15 else 0 for _ in range(width)] for _ in range(height)]
+        boards.append(rows)
+    return sorted(boards, key=lambda b: len(b) * len(b[0]))
+
+
+@points(2)
+def test_read_file(box, originals):
+    """read_file reads the original boards (first file row first)"""
+    require(box, "read_file")
+    for name in ("fiveByFive.txt", "tenSquare.txt"):
+        text = (originals / "B" / name).read_text()
+        box.put_file(name, text)
+        expected = [["X" if v else "0" for v in row] for row in parse_board(text)]
+        check_equal(box.call("read_file", name), expected, what="read_file's grid", case=f"the original {name}")
+
+
+@points(2)
+def test_update_grid_and_empty_grid(box, seed):
+    """make_empty_grid and update_grid (counts as strings, in place)"""
+    require(box, "read_file", "make_empty_grid", "update_grid")
+    for number, rows in enumerate(random_boards(seed, 6), start=1):
+        case = f"random board {number} {rows}"
+        grid, view = start(box, rows)
+        check_equal(box.fetch(view), [[" "] * len(rows[0]) for _ in rows], what="make_empty_grid's grid", case=case)
+        game = engine_game(rows)
+        expected = [["X" if v else str(int(game.numbers[r, c])) for c, v in enumerate(row)] for r, row in enumerate(rows)]
+        check_equal(box.fetch(grid), expected, what="the grid after update_grid", case=case)
+
+
+@points(2)
+def test_print_grid(box, seed):
+    """print_grid prints the exact Project 10 format"""
+    require(box, "print_grid")
+    rng = random.Random(f"{seed}:print")
+    views = [[[" ", "1"], ["X", "0"]]]
+    for _ in range(4):
+        height, width = rng.randint(1, 11), rng.randint(1, 11)
+        views.append([[rng.choice([" ", "0", "1", "2", "X"]) for _ in range(width)] for _ in range(height)])
+    for view in sorted(views, key=lambda v: len(v) * len(v[0])):
+        _, printed = box.call_captured("print_grid", view)
+        expected = expected_print(view)
+        if printed != expected:
+            lines, wanted = printed.splitlines(), expected.splitlines()
+            for index, line in enumerate(wanted):
+                got = lines[index] if index < len(lines) else "(nothing)"
+                if got != line:
+                    raise Mismatch(f"print_grid of a {len(view)}x{len(view[0])} grid: printed line {index + 1} is "
+                                   f"{got!r}, expected {line!r}")
+            raise Mismatch(f"print_grid of a {len(view)}x{len(view[0])} grid printed extra text: "
+                           f"{describe(printed[len(expected):])}")
+
+
+def play(box, rows, moves, case):
+    grid, view = start(box, rows)
+    printed_all = []
+    for move in moves:
+        _, printed = box.call_captured("dig", grid, move, view)
+        printed_all.append(printed)
+        if box.call("determine_game_status", grid, view) is not True:
+            break
+    return "".join(printed_all), grid, view
+
+
+@points(3)
+def test_original_scripted_games(box, originals):
+    """The two scripted games of the original assignment, byte for byte"""
+    require(box, *GAME_FUNCTIONS)
+    for name in ("full_game_win", "full_game_lose"):
+        rows = parse_board((originals / "B" / "fiveByFive.txt").read_text())
+        moves = (originals / "B" / f"{name}.moves.txt").read_text().split()
+        expected = (originals / "B" / f"{name}.expected_stdout.txt").read_text()
+        printed, _, _ = play(box, rows, moves, name)
+        if printed != expected:
+            got, wanted = printed.splitlines(), expected.splitlines()
+            for index, line in enumerate(wanted):
+                if index >= len(got) or got[index] != line:
+                    raise Mismatch(f"the original {name.replace('_', ' ')} ({' '.join(moves)}): output line "
+                                   f"{index + 1} is {got[index] if index < len(got) else '(nothing)'!r}, "
+                                   f"expected {line!r}")
+            raise Mismatch(f"the original {name.replace('_', ' ')}: more output than expected")
+
+
+@points(3)
+def test_random_games(box, seed):
+    """Random games dug cell by cell agree with the engine (view, moves left, status)"""
+    require(box, *GAME_FUNCTIONS)
+    rng = random.Random(f"{seed}:games")
+    for number, rows in enumerate(random_boards(seed, 8), start=1):
+        game = engine_game(rows)
+        grid, view = start(box, rows)
+        digs = []
+        cells = [(r, c) for r in range(len(rows)) for c in range(len(rows[0]))]
+        for _ in range(rng.randint(2, 6)):
+            covered = [(r, c) for r, c in cells if not game.revealed[r, c]]
+            if not covered:
+                break
+            r, c = rng.choice(covered)  # re-digging an open cell is left out: Project 10 leaves it open
+            digs.append(label(rows, r, c))
+            case = f"random board {number} {rows}, digs {digs}"
+            _, printed = box.call_captured("dig", grid, digs[-1], view)
+            game.dig((r, c))
+            expected_view = engine_view(game)
+            check_equal(box.fetch(view), expected_view, what="the user view", case=case)
+            if printed != expected_print(expected_view):
+                raise Mismatch(f"{case}: dig did not print the user view in the Project 10 format")
+            covered_safe = sum(1 for rr, cc in cells if not rows[rr][cc] and expected_view[rr][cc] == " ")
+            check_equal(box.call("count_total_moves", grid, view), covered_safe, what="count_total_moves", case=case)
+            going = "X" not in sum(expected_view, []) and covered_safe > 0
+            check_equal(box.call("determine_game_status", grid, view), going, what="determine_game_status",
+                        case=case)
+            if not going:
+                break
+
+
+def cells_of(seed, salt, count, ndim):
+    rng = random.Random(f"{seed}:{salt}")
+    cases = []
+    for _ in range(count):
+        shape = [rng.randint(1, 5) for _ in range(ndim if ndim else rng.randint(1, 5))]
+        cases.append((shape, [rng.randrange(n) for n in shape]))
+    return sorted(cases, key=lambda case: (len(case[0]), case[0]))
+
+
+@points(1)
+def test_neighbors_1d(box, seed):
+    """neighbors_1d on a line, ends included"""
+    require(box, "neighbors_1d")
+    for (length,), (x,) in [([1], [0]), ([5], [0]), ([5], [4]), ([5], [2])] + cells_of(seed, "1d", 4, 1):
+        expected = [p for p in (x - 1, x + 1) if 0 <= p < length]
+        got = box.call("neighbors_1d", length, x)
+        if not isinstance(got, list) or sorted(v for v in got if isinstance(v, int)) != expected or len(got) != len(expected):
+            raise Mismatch(f"neighbors_1d({length}, {x}): expected {expected} (any order), got {describe(got)}")
+
+
+@points(1)
+def test_neighbors_2d(box, seed):
+    """neighbors_2d at corners, edges and inside"""
+    require(box, "neighbors_2d")
+    for shape, cell in [([3, 3], [0, 0]), ([3, 3], [1, 1]), ([1, 3], [0, 2]), ([4, 2], [3, 1])] + cells_of(seed, "2d", 5, 2):
+        check_coordinates(box.call("neighbors_2d", shape, cell), Game.from_mines(shape, []).neighbors(cell),
+                          what="the neighbours", case=f"neighbors_2d({shape}, {cell})")
+
+
+@points(1)
+def test_neighbors_3d(box, seed):
+    """neighbors_3d at corners, edges and inside"""
+    require(box, "neighbors_3d")
+    for shape, cell in [([3, 3, 3], [1, 1, 1]), ([2, 2, 2], [0, 0, 0]), ([1, 4, 2], [0, 3, 1])] + cells_of(seed, "3d", 5, 3):
+        check_coordinates(box.call("neighbors_3d", shape, cell), Game.from_mines(shape, []).neighbors(cell),
+                          what="the neighbours", case=f"neighbors_3d({shape}, {cell})")
+
+
+@points(2)
+def test_neighbors_nd(box, seed):
+    """neighbors in any number of dimensions"""
+    require(box, "neighbors")
+    fixed = [([4], [0]), ([2, 2, 2, 2], [1, 0, 1, 0]), ([3, 1, 3, 1, 3], [1, 0, 2, 0, 0])]
+    for shape, cell in fixed + cells_of(seed, "nd", 8, 0):
+        check_coordinates(box.call("neighbors", shape, cell), Game.from_mines(shape, []).neighbors(cell),
+                          what="the neighbours", case=f"neighbors({shape}, {cell})")
