@@ -320,6 +320,7 @@ class StudentDriver:
             self.game = self._start(self.mine_list)
         if not self.native_marks and self._marks[at] == 1:
             return 0
+        revealed = self._dig(at)  # first: when student code raises, nothing else moves
         if self._reference is not None:
             try:
                 self._reference.dig(at)
@@ -327,7 +328,6 @@ class StudentDriver:
                 self._reference = None
         if self._is_mine(at) and self._lost_at is None:
             self._lost_at = at
-        revealed = self._dig(at)
         if not self.native_marks:
             self._marks[self._open_mask()] = 0  # the student's flood may open marked cells
         return int(revealed) if revealed is not None else 0
@@ -335,9 +335,9 @@ class StudentDriver:
     def mark(self, at: Coord) -> None:
         at = _check_at(self.shape, at)
         if self.game is not None and self.native_marks:
+            self._mark(at)
             if self._reference is not None:
                 self._reference.cycle_mark(at)
-            self._mark(at)
             return
         if self.game is not None and self._open_mask()[at]:
             return

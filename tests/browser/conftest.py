@@ -81,7 +81,7 @@ class Lab:
                                      "language": "python"}
         nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
         nbformat.write(nb, self.notebooks / name)
-        return f"{self.url}/lab/tree/{name}?token={self.token}"
+        return f"{self.url}/lab/tree/{name}?reset&token={self.token}"
 
     def stop(self) -> None:
         try:
@@ -144,13 +144,30 @@ class Notebook:
 
     def run(self, index: int) -> None:
         """Run one cell and wait until the kernel is done with it."""
-        cell = self.cell(index)
-        cell.locator(".jp-InputArea-prompt").click()
-        prompt = cell.locator(".jp-InputArea-prompt")
-        self.page.keyboard.press("Control+Enter")
+        self._execute(index, self.cell(index).locator(".jp-InputArea-prompt").text_content())
+
+    def _execute(self, index: int, before: str) -> None:
+        """Press Ctrl+Enter on a cell until it starts (the first key press after the page loads
+        can be lost while the notebook takes focus), then wait for its new execution count."""
+        prompt = self.cell(index).locator(".jp-InputArea-prompt")
+        started = "([el, before]) => el.textContent !== before && /\\[(\\d+|\\*)\\]/.test(el.textContent)"
+        for attempt in range(4):
+            try:
+                prompt.click(timeout=10_000)
+            except Exception:  # a toast or tooltip in the way: the click still selects the cell
+                prompt.click(force=True)
+            self.page.keyboard.press("Control+Enter")
+            try:
+                self.page.wait_for_function(started, arg=[prompt.element_handle(), before],
+                                            timeout=8_000)
+                break
+            except Exception:
+                if attempt == 3:
+                    self.shot(f"cell-{index}-did-not-run")
+                    raise
         self.page.wait_for_function(
-            "(el) => /\\[\\d+\\]/.test(el.textContent)", arg=prompt.element_handle(),
-            timeout=90_000)
+            "([el, before]) => el.textContent !== before && /\\[\\d+\\]/.test(el.textContent)",
+            arg=[prompt.element_handle(), before], timeout=90_000)
 
     def run_all(self, count: int) -> None:
         for i in range(count):
@@ -160,12 +177,7 @@ class Notebook:
         """Re-run a cell that prints one JSON line and return what it printed."""
         self.probes += 1
         cell = self.cell(index)
-        before = cell.locator(".jp-InputArea-prompt").text_content()
-        cell.locator(".jp-InputArea-prompt").click()
-        self.page.keyboard.press("Control+Enter")
-        self.page.wait_for_function(
-            "([el, before]) => /\\[\\d+\\]/.test(el.textContent) && el.textContent !== before",
-            arg=[cell.locator(".jp-InputArea-prompt").element_handle(), before], timeout=90_000)
+        self._execute(index, cell.locator(".jp-InputArea-prompt").text_content())
         output = cell.locator(".jp-OutputArea-output").last
         output.wait_for()
         text = output.text_content()
@@ -199,7 +211,7 @@ def notebook(page, lab):
 
 
 def board_locator(page, index: int = 0):
-    return page.locator(".msk-board").nth(index)
+    return page.locator(".jp-NotebookPanel:visible .msk-board").nth(index)
 
 
 def wait_update_after(page, board, before: int) -> None:

@@ -12,7 +12,7 @@ const WRONG_FLAG = FACE_BASE - 6;
 
 const NUMBER_COLOURS = ["#000", "#1b3fd1", "#1e7d22", "#c62828", "#0d1b7a", "#7a1b1b",
   "#0f7c7c", "#222", "#777"];
-const FACES = { ongoing: "🙂", victory: "😎", defeat: "😵" };
+const FACES = { ongoing: "☺", victory: "★", defeat: "☹" };
 const VIEW_TEXT_LIMIT = 4096;
 
 /** Int32 codes from a bytes trait (a DataView, an ArrayBuffer or a typed array). */
@@ -152,7 +152,10 @@ function el(tag, cls, text) {
 function render({ model, el: host }) {
   const root = el("div", "msk-board");
   root.setAttribute("data-jp-suppress-context-menu", "");
+  root.setAttribute("data-lm-suppress-shortcuts", "true");  // arrow keys move sliders, not cells
   root.tabIndex = 0;
+  // keys pressed on the board's own controls are ours, not the notebook's shortcuts
+  root.addEventListener("keydown", (event) => event.stopPropagation());
   host.appendChild(root);
 
   // ---- status bar
@@ -305,7 +308,7 @@ function render({ model, el: host }) {
     const left = model.get("mines_left");
     const state = model.get("state");
     minesLeft.textContent = String(Math.max(0, left)).padStart(3, "0");
-    face.textContent = FACES[state] ?? "🙂";
+    face.textContent = FACES[state] ?? "☺";
     root.dataset.state = state;
     root.dataset.minesLeft = String(left);
     seed.textContent = model.get("seed") ? `seed ${model.get("seed")}` : "";
