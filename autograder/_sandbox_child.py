@@ -271,6 +271,7 @@ class Guard:
         self.allowed = config["policy"].get("allowed")
         self.allowed = None if self.allowed is None else frozenset(self.allowed)
         self.denied = frozenset(config["policy"].get("denied", []))
+        self.direct_denied = frozenset(config["policy"].get("direct_denied", []))
         self.label = config["policy"].get("label", "this assignment")
         self.active = False
         self.student_files = set()
@@ -348,6 +349,8 @@ class Guard:
         rule) applies to the submission's own import statements only."""
         top = name.split(".")[0]
         if name in self.denied or top in self.denied:
+            return True
+        if direct and any(name == d or name.startswith(d + ".") for d in self.direct_denied):
             return True
         return direct and self.allowed is not None and top not in self.allowed
 

@@ -77,6 +77,7 @@ class Assignment:
     reference_file: str | None = None      #: instructor/reference/<file>; else notebook solutions
     file_names: tuple[str, ...] = ()       #: preferred file names inside a student's folder
     extra_denied: frozenset[str] = field(default_factory=frozenset)
+    kit_allowed: bool = False              #: may import minesweeper_kit (the bots' View and Move)
 
     @property
     def suite_path(self) -> Path:
@@ -87,8 +88,12 @@ class Assignment:
         return notebooks_dir() / f"{self.notebook}.ipynb"
 
     def import_policy(self, extra_read_paths: tuple[str, ...] = ()) -> ImportPolicy:
+        kit = set() if self.kit_allowed else {"minesweeper_kit"}
+        direct = frozenset({"minesweeper_kit.arena", "minesweeper_kit.bots.solver"}) if self.kit_allowed else frozenset()
+        if self.kit_allowed:
+            extra_read_paths = extra_read_paths + (str(PACKAGE_DIR.parent / "minesweeper_kit"),)
         return ImportPolicy(allowed=self.allowed_imports, label=f"the {self.id} assignment",
-                            denied=DEFAULT_DENIED | {"minesweeper_kit"} | self.extra_denied,
+                            denied=DEFAULT_DENIED | kit | self.extra_denied, direct_denied=direct,
                             extra_read_paths=extra_read_paths)
 
     def keeps_import(self, name: str) -> bool:
@@ -128,7 +133,7 @@ ASSIGNMENTS: dict[str, Assignment] = {a.id: a for a in [
     ),
     Assignment(
         id="bots", title="A bot graded by its win rate against the judge", notebook="05-bots",
-        names=("next_move",), time_limit=300.0, test_time_limit=240.0,
+        names=("next_move",), time_limit=300.0, test_time_limit=240.0, kit_allowed=True,
     ),
 ]}
 

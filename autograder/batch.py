@@ -44,7 +44,8 @@ def grade_job(job: dict) -> dict:
     try:
         report = grade_submission(assignment, submission, seed=job["seed"],
                                   time_limit=job.get("time_limit"), hide=job.get("hide", []),
-                                  memory_mb=job.get("memory_mb"), test_time_limit=job.get("test_time_limit"))
+                                  memory_mb=job.get("memory_mb"), test_time_limit=job.get("test_time_limit"),
+                                  settings=job.get("settings"))
     except Exception:  # noqa: BLE001 - one broken submission never stops the batch
         report = _failed_report(assignment.id, submission, job["seed"], traceback.format_exc())
     return report.to_dict()
@@ -63,14 +64,15 @@ def _failed_report(assignment_id: str, submission: Submission, seed: int, error:
 
 
 def _jobs(assignment_id: str, submissions: list[Submission], seed: int, time_limit: float | None,
-          hide: list[str], memory_mb: int | None, test_time_limit: float | None) -> list[dict]:
+          hide: list[str], memory_mb: int | None, test_time_limit: float | None,
+          settings: dict | None = None) -> list[dict]:
     jobs = []
     for submission in submissions:
         data = asdict(submission)
         data["path"] = str(submission.path)
         jobs.append({"assignment": assignment_id, "submission": data, "seed": seed,
                      "time_limit": time_limit, "hide": hide, "memory_mb": memory_mb,
-                     "test_time_limit": test_time_limit})
+                     "test_time_limit": test_time_limit, "settings": dict(settings or {})})
     return jobs
 
 
@@ -124,7 +126,8 @@ def grade_batch(assignment_id: str, paths: Iterable[Path], results_dir: Path, *,
                 csv_path: Path | None = None, time_limit: float | None = None, jobs: int | None = None,
                 force: bool = False, dask_address: str | None = None, seed: int | None = None,
                 memory_mb: int | None = None, progress: bool = True,
-                hide: list[str] | None = None, test_time_limit: float | None = None) -> BatchResult:
+                hide: list[str] | None = None, test_time_limit: float | None = None,
+                settings: dict | None = None) -> BatchResult:
     """Grade every submission under ``paths`` and write results, feedback and the gradebook."""
     assignment = get_assignment(assignment_id)
     if not assignment.suite_path.is_file():  # raises first when the instructor folder is missing
@@ -144,7 +147,7 @@ def grade_batch(assignment_id: str, paths: Iterable[Path], results_dir: Path, *,
         else:
             todo.append(read_submission(student, path, keep_import=assignment.keeps_import))
     hidden = [str(results_dir.resolve())] + [str(p.resolve()) for p in paths] + list(hide or [])
-    job_list = _jobs(assignment.id, todo, seed, time_limit, hidden, memory_mb, test_time_limit)
+    job_list = _jobs(assignment.id, todo, seed, time_limit, hidden, memory_mb, test_time_limit, settings)
     bar = tqdm(total=len(job_list), desc=f"grading {assignment.id}", unit="submission",
                disable=not progress or not job_list)
 

@@ -48,6 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--dask", metavar="ADDRESS", help="run the batch on this dask.distributed scheduler")
     grade.add_argument("--seed", type=int, help="seed of the random cases (default: a fresh one, recorded)")
     grade.add_argument("--memory-mb", type=int, metavar="MB", help="memory limit of each sandbox")
+    grade.add_argument("--bot-games", type=int, metavar="N",
+                       help="bots assignment: games per board size (default 100)")
     grade.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     listing = commands.add_parser("list", help="the assignments, their tests and points",
@@ -83,6 +85,7 @@ def _grade(args: argparse.Namespace) -> int:
                          time_limit=args.time_limit, jobs=args.jobs, force=args.force,
                          dask_address=args.dask, seed=args.seed, memory_mb=args.memory_mb,
                          test_time_limit=args.test_time_limit,
+                         settings={"bot_games": args.bot_games} if args.bot_games else None,
                          progress=not args.no_progress)
     print(summary_table(result.reports))
     print(f"seed {result.seed}; graded {len(result.graded)}, kept {len(result.skipped)} earlier result(s); "

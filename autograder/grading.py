@@ -75,12 +75,13 @@ class _GradingPlugin:
 
     def __init__(self, assignment: Assignment, submission: Submission | None, seed: int,
                  budget: float, hide: list[str], memory_mb: int | None,
-                 test_time_limit: float | None = None):
+                 test_time_limit: float | None = None, settings: dict | None = None):
         self.assignment, self.submission, self.run_seed = assignment, submission, seed
         self.budget = budget
         self.hide = hide
         self.memory_mb = memory_mb
         self.test_cap = test_time_limit
+        self.run_settings = dict(settings or {})
         self.started = time.monotonic()
         self.end = self.started + budget
         self.sandbox: Sandbox | None = None
@@ -114,6 +115,18 @@ class _GradingPlugin:
     @pytest.fixture(scope="session")
     def seed(self) -> int:
         return self.run_seed
+
+    @pytest.fixture(scope="session")
+    def settings(self) -> dict:
+        """Options of this grading run for the suite (e.g. ``bot_games``)."""
+        return self.run_settings
+
+    @pytest.fixture(scope="session")
+    def submission_source(self) -> str:
+        """The submission's source text, for suites that hand it to another runner (the arena)."""
+        if self.submission is None:
+            raise RuntimeError("no submission: only listing tests")
+        return self.submission.source
 
     @pytest.fixture(scope="session")
     def originals(self) -> Path:
@@ -242,7 +255,8 @@ def default_hide() -> list[str]:
 
 def grade_submission(assignment: Assignment, submission: Submission, *, seed: int,
                      time_limit: float | None = None, hide: list[str] | None = None,
-                     memory_mb: int | None = None, test_time_limit: float | None = None) -> GradeReport:
+                     memory_mb: int | None = None, test_time_limit: float | None = None,
+                     settings: dict | None = None) -> GradeReport:
     """Run the hidden suite on one submission and return its :class:`GradeReport`.
 
     ``time_limit`` is the whole-submission budget; ``test_time_limit`` caps every test's own
@@ -250,7 +264,7 @@ def grade_submission(assignment: Assignment, submission: Submission, *, seed: in
     started = time.monotonic()
     budget = float(time_limit or assignment.time_limit)
     hide = list(hide or []) + default_hide()
-    plugin = _GradingPlugin(assignment, submission, seed, budget, hide, memory_mb, test_time_limit)
+    plugin = _GradingPlugin(assignment, submission, seed, budget, hide, memory_mb, test_time_limit, settings)
     if submission.problem:
         tests = list_tests(assignment)
         for test in tests:

@@ -104,10 +104,15 @@ class ImportPolicy:
     denied: frozenset[str] = DEFAULT_DENIED
     label: str = "this assignment"
     extra_read_paths: tuple[str, ...] = ()
+    #: modules the submission's own imports may not name (a course rule), though modules it
+    #: is allowed to use may import them
+    direct_denied: frozenset[str] = frozenset()
 
     def is_denied(self, name: str) -> bool:
         top = name.split(".")[0]
         if name in self.denied or top in self.denied:
+            return True
+        if any(name == d or name.startswith(d + ".") for d in self.direct_denied):
             return True
         return self.allowed is not None and top not in self.allowed
 
@@ -144,7 +149,7 @@ class ImportPolicy:
 
     def to_json(self) -> dict[str, Any]:
         return {"allowed": None if self.allowed is None else sorted(self.allowed),
-                "denied": sorted(self.denied), "label": self.label,
+                "denied": sorted(self.denied), "direct_denied": sorted(self.direct_denied), "label": self.label,
                 "extra_read_paths": [str(Path(p).resolve()) for p in self.extra_read_paths]}
 
 

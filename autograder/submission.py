@@ -270,10 +270,14 @@ def notebook_code(data: bytes, keep_import=None):
             selected = list(range(1, len(kept_lines) + 1))
         else:
             selected = []
-            for node in tree.body:
+            starts = [min([n.lineno] + [d.lineno for d in getattr(n, "decorator_list", [])]) for n in tree.body]
+            for index, node in enumerate(tree.body):
                 if _is_definition(node):
-                    start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-                    selected.extend(range(start, node.end_lineno + 1))
+                    end = node.end_lineno
+                    limit = starts[index + 1] - 1 if index + 1 < len(starts) else len(kept_lines)
+                    while end < limit and kept_lines[end][1].strip().startswith("#"):
+                        end += 1  # trailing comments belong to the definition (### END SOLUTION)
+                    selected.extend(range(starts[index], end + 1))
                 else:
                     dropped_statements += 1
         if not selected:
