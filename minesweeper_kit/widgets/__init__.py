@@ -12,6 +12,8 @@ from .drivers import (
     NewBoardDriver,
     StudentCodeError,
 )
+from .explorer import NeighborExplorer
+from .replay import Replay
 
 __all__ = [
     "Board",
@@ -19,6 +21,8 @@ __all__ = [
     "FieldDriver",
     "FunctionsDriver",
     "HyperMinesDriver",
+    "NeighborExplorer",
     "NewBoardDriver",
+    "Replay",
     "StudentCodeError",
 ]

@@ -1,0 +1,96 @@
+"""A board as a page of its own: Voila renders a one-cell notebook holding the widget.
+
+``serve`` writes that notebook into a temporary folder, starts Voila on loopback and blocks until
+interrupted (Ctrl+C), then stops Voila and removes the folder. The page shows only the board: no
+code, no notebook chrome.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import webbrowser
+from pathlib import Path
+from typing import Sequence
+
+import nbformat
+
+
+def board_notebook(shape: Sequence[int], mines: int, *, torus: bool = False,
+                   charges: tuple[int, int] | None = None, seed: int | None = None) -> str:
+    """The notebook Voila renders: one cell that builds and shows the board."""
+    shape = tuple(int(n) for n in shape)
+    if not shape or any(n < 1 for n in shape):
+        raise ValueError(f"shape must be one or more positive sizes, got {shape}")
+    if int(mines) < 0:
+        raise ValueError(f"mines must be 0 or more, got {mines}")
+    charges_text = "None" if charges is None else repr(tuple(int(c) for c in charges))
+    code = ("from minesweeper_kit.widgets import Board\n"
+            f"Board({shape!r}, {int(mines)}, torus={bool(torus)}, charges={charges_text}, "
+            f"seed={None if seed is None else int(seed)})")
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell(code)]
+    return nbformat.writes(nb)
+
+
+def _free_port(host: str) -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def _wait_until_up(url: str, process: subprocess.Popen, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"Voila stopped early with exit code {process.returncode}")
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"Voila did not answer at {url} within {timeout:.0f} s")
+
+
+def serve(shape: Sequence[int], mines: int, *, torus: bool = False,
+          charges: tuple[int, int] | None = None, seed: int | None = None,
+          host: str = "127.0.0.1", port: int = 0, open_browser: bool = False) -> None:
+    """Serve one board as a web page on loopback until interrupted."""
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        raise ValueError(f"the board page is served on loopback only, got host {host!r}")
+    text = board_notebook(shape, mines, torus=torus, charges=charges, seed=seed)
+    port = port or _free_port(host)
+    with tempfile.TemporaryDirectory(prefix="mines-web-") as folder:
+        notebook = Path(folder) / "board.ipynb"
+        notebook.write_text(text)
+        env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(Path(folder) / "runtime"))
+        process = subprocess.Popen(
+            [sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={port}",
+             f"--Voila.ip={host}", "--Voila.tornado_settings={'autoreload': False}",
+             "--theme=light", "--show_tracebacks=True"],
+            cwd=folder, env=env, start_new_session=True)
+        url = f"http://{host}:{port}/"
+        try:
+            _wait_until_up(url, process)
+            print(f"the board is at {url}  (Ctrl+C stops it)", flush=True)
+            if open_browser:
+                webbrowser.open(url)
+            while process.poll() is None:
+                time.sleep(0.5)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    os.killpg(process.pid, signal.SIGKILL)
+                    process.wait()
