@@ -65,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--assignment", required=True, choices=list(ASSIGNMENTS), metavar="ID",
                        help=f"which assignment ({ids})")
     check.add_argument("--seed", type=int, default=1, help="seed of the random cases")
+    check.add_argument("--bot-games", type=int, metavar="N", help="bots assignment: games to play (default 100)")
 
     export = commands.add_parser(
         "export-gradescope", help="write a Gradescope autograder zip running this grader",
@@ -116,6 +117,7 @@ def _check(args: argparse.Namespace) -> int:
     from .check import check_assignment
 
     results = check_assignment(get_assignment(args.assignment), seed=args.seed,
+                               settings={"bot_games": args.bot_games} if args.bot_games else None,
                                progress=lambda message: print(f"... {message}", flush=True))
     for result in results:
         print(f"[{'ok' if result.ok else 'FAILED'}] {result.name}: {result.detail}")

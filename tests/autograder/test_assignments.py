@@ -1,0 +1,78 @@
+"""Every assignment is ready: reference full marks, starter 0, no leaks; the original file shapes."""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+
+import autograder.check as check_module
+from autograder.assignments import ASSIGNMENTS, get_assignment
+from autograder.batch import grade_batch
+from autograder.check import check_assignment, reference_submission
+from autograder.submission import notebook_code
+
+
+@pytest.mark.parametrize("assignment_id", sorted(set(ASSIGNMENTS) - {"hypermines"}))
+def test_check_passes(assignment_id):
+    results = check_assignment(get_assignment(assignment_id), seed=3, settings={"bot_games": 20})
+    assert [(r.name, r.ok) for r in results] == [(r.name, True) for r in results], [r.detail for r in results]
+
+
+def test_check_catches_a_release_that_keeps_the_solutions(monkeypatch):
+    assignment = get_assignment("make-board")
+    uncleared = nbformat.read(str(assignment.notebook_path), as_version=4)
+    monkeypatch.setattr(check_module, "release_notebook", lambda a: uncleared)
+    results = {r.name: r for r in check_assignment(assignment, seed=3)}
+    assert not results["starter version scores 0 without crashing"].ok
+    leak = results["release notebook and feedback contain no hidden tests or solution code"]
+    assert not leak.ok and "release notebook shows solution code" in leak.detail
+
+
+def test_a_project10_minesweeper_py_earns_the_game_part(tmp_path):
+    source = reference_submission(get_assignment("neighbors")).source
+    game_part = source.split("def neighbors_1d")[0]
+    script = game_part + "\n\ndef main():\n    grid = read_file(input('board file: '))\n\n\nif __name__ == '__main__':\n    main()\n"
+    (tmp_path / "minesweeper.py").write_text(script)
+    report = grade_batch("neighbors", [tmp_path / "minesweeper.py"], tmp_path / "results", jobs=1, seed=4,
+                         progress=False).reports[0]
+    by_id = {t.id: t for t in report.tests}
+    game = ["test_read_file", "test_update_grid_and_empty_grid", "test_print_grid", "test_original_scripted_games",
+            "test_random_games"]
+    assert all(by_id[t].status == "passed" for t in game), [(t, by_id[t].output) for t in game]
+    assert by_id["test_neighbors_nd"].output == "your code does not define neighbors"
+    assert report.score == sum(by_id[t].max_score for t in game)
+
+
+def test_an_original_lab_py_is_graded_as_it_is(tmp_path, reference_source):
+    lab = reference_source.replace("from __future__ import annotations\n",
+                                   "from __future__ import annotations\n\nimport doctest\n", 1) + (
+        "\n\nif __name__ == '__main__':\n    doctest.testmod()\n    g = HyperMinesGame([2, 2], [[0, 0]])\n    g.dump()\n")
+    (tmp_path / "lab.py").write_text(lab)
+    report = grade_batch("hypermines", [tmp_path], tmp_path / "results", jobs=1, seed=4, progress=False).reports[0]
+    assert report.score == report.max_score == 20
+    assert report.submission == "Graded file lab.py."
+
+
+NOTEBOOK = nbformat.v4.new_notebook(cells=[
+    nbformat.v4.new_markdown_cell("# intro"),
+    nbformat.v4.new_code_cell("%matplotlib inline\nimport math\nfrom ipywidgets import IntSlider\nLIMIT = 3"),
+    nbformat.v4.new_code_cell("def area(r):\n    return math.pi * r * r\n\nprint(area(2))\nassert area(1) > 3"),
+    nbformat.v4.new_code_cell("!ls\nwidget = IntSlider()\nwidget"),
+])
+
+
+def test_a_notebook_without_nbgrader_metadata_keeps_top_level_definitions():
+    source, cells, selection, notes, line_map = notebook_code(nbformat.writes(NOTEBOOK).encode())
+    assert selection == "all code cells" and cells == [2, 3]
+    assert source.split() == "import math LIMIT = 3 def area(r): return math.pi * r * r".split()
+    assert "2 magic or shell line(s) were left out." in notes
+    assert any("5 top-level statement(s)" in n for n in notes)
+    assert line_map[source.splitlines().index("def area(r):")] == (3, 1)
+
+
+def test_solution_cells_are_used_when_nbgrader_marks_them():
+    notebook = nbformat.v4.new_notebook(cells=[c.copy() for c in NOTEBOOK.cells])
+    notebook.cells[2].metadata["nbgrader"] = {"solution": True, "grade": False, "locked": False}
+    source, cells, selection, _, _ = notebook_code(nbformat.writes(notebook).encode(), keep_import=lambda n: n == "math")
+    assert selection == "cells marked as solutions" and cells == [3]
+    assert source.split()[:2] == ["import", "math"] and "LIMIT" not in source and "def area(r):" in source
