@@ -216,15 +216,31 @@ class _GradingPlugin:
 
 
 def _pytest_args(suite: Path) -> list[str]:
-    return [str(suite), "-q", "-p", "no:cacheprovider", "-p", "no:timeout", "-p", "no:randomly",
+    return [str(suite), "-q", "-p", "no:cacheprovider", "-p", "no:unraisableexception",
+            "-p", "no:threadexception", "-p", "no:faulthandler", "-p", "no:stepwise", "-p", "no:junitxml",
             "--assert=plain", "-o", "addopts=", "-o", "python_files=test_*.py",
             "--rootdir", str(suite.parent), "-c", os.devnull, "--import-mode=importlib",
             "-W", "ignore::pytest.PytestAssertRewriteWarning", "--no-header", "--tb=no"]
 
 
-def _run_pytest(plugin: _GradingPlugin, suite: Path) -> int:
+@contextlib.contextmanager
+def _quiet_pytest():
+    """pytest's output to a buffer, and no third-party plugins: the suites need none."""
     sink = io.StringIO()
-    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+    saved = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    try:
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            yield sink
+    finally:
+        if saved is None:
+            os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
+        else:
+            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = saved
+
+
+def _run_pytest(plugin: _GradingPlugin, suite: Path) -> int:
+    with _quiet_pytest() as sink:
         code = pytest.main(_pytest_args(suite), plugins=[plugin])
     if code not in (0, 1):
         plugin.internal_errors.append(f"pytest exited with {code}:\n{sink.getvalue()[-4000:]}")
@@ -234,8 +250,7 @@ def _run_pytest(plugin: _GradingPlugin, suite: Path) -> int:
 def list_tests(assignment: Assignment) -> list[TestOutcome]:
     """The hidden suite's tests and their points, without running them."""
     plugin = _GradingPlugin(assignment, None, 0, 1.0, [], None)
-    sink = io.StringIO()
-    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+    with _quiet_pytest() as sink:
         code = pytest.main(_pytest_args(assignment.suite_path) + ["--collect-only"], plugins=[plugin])
     if code not in (0, 5) or not plugin.order:
         raise RuntimeError(f"the {assignment.id} suite could not be collected:\n{sink.getvalue()[-3000:]}")
