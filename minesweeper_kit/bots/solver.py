@@ -17,11 +17,16 @@ How it decides, each time it has no cell already known to be safe:
    weighted by C(U, M - k): the ways to put the remaining mines in the U unconstrained cells. This
    gives the exact probability of a mine in every covered cell (exact integers until the final
    division, so "certainly safe" really means probability zero).
-5. **Guessing.** If no cell is certainly safe: the first click goes to a corner (most likely to
-   open a region); otherwise, among the cells whose mine probability is (nearly) the lowest, the
-   one most likely to make progress: a cell with few covered neighbours, whose number is likely to
-   settle them, and, when only a few configurations remain, an exact one-move lookahead that
-   counts how often the revealed number would leave a certainly safe cell.
+5. **Guessing.** If no cell is certainly safe: the first click goes to a corner (fewest
+   neighbours, so the likeliest to open a region; on a torus every cell is alike). When few mine
+   placements remain (`ENDGAME_CONFIGS`), an exhaustive endgame search picks the cell with the
+   best chance of winning the rest of the game (digging splits the placements by the number
+   shown; cells safe in all of them are dug for free). Otherwise the safest cell is dug, and
+   among equally safe cells the one with the fewest covered neighbours, whose number is the most
+   likely to settle them (a cheap stand-in for the chance of progress).
+   `ReferenceSolver(progress=True)` instead weighs safety against an exact one-move chance of
+   progress (each number the cell could show is analysed); measured on 3,000 Expert games it did
+   not win more and cost several times the time, so it is off by default.
 
 The solver only digs; it never needs flags to win (both Sweepmine and the kit's engine win when
 every safe cell is open). It remembers, within one game, the cells it has proved safe or mined,
@@ -37,14 +42,24 @@ from functools import lru_cache
 import numpy as np
 
 from ..geometry import Geometry
-from .view import FLAG, UNKNOWN, Move, View
+from .view import FLAG, OPEN_MIN, UNKNOWN, Move, View
 
 # Backtracking budget per component (search nodes); beyond it the component is approximated.
 MAX_NODES = 200_000
-# Lookahead only when the whole frontier has at most this many configurations.
-LOOKAHEAD_CONFIGS = 64
-# Candidates considered for a guess: probability within this much of the safest cell.
-GUESS_SLACK = 0.002
+# Exhaustive endgame search when at most this many mine placements remain.
+ENDGAME_CONFIGS = 48
+# A guess weighs safety against progress among the safest cells: those within this much of the
+# lowest mine probability, at most this many of them.
+PROGRESS_SLACK = 0.03
+PROGRESS_CANDIDATES = 6
+# How much a guess that leaves no certainly safe cell behind is worth less than one that does:
+# roughly the risk of the further guess it will need.
+NO_PROGRESS_COST = 0.1
+
+
+@lru_cache(maxsize=16)
+def _geometry(shape: tuple[int, ...], torus: bool) -> Geometry:
+    return Geometry(shape, torus)
 
 
 @lru_cache(maxsize=16)
@@ -66,7 +81,9 @@ class Analysis:
         self.mines: set[int] = set()
         self.probability: dict[int, float] = {}  # covered, undecided cells -> P(mine)
         self.exact = True  # False when a component was too large and was approximated
-        self.configurations = 0  # frontier configurations (0 when unknown or huge)
+        self.configurations = 0  # consistent placements when every covered cell is constrained, else 0
+        self.weight = 0  # the number of mine placements consistent with the view (exact)
+        self.covered_neighbours: np.ndarray | None = None  # per cell, how many neighbours are covered
 
 
 class ReferenceSolver:
@@ -74,8 +91,9 @@ class ReferenceSolver:
 
     name = "reference solver"
 
-    def __init__(self, lookahead: bool = True) -> None:
-        self.lookahead = lookahead
+    def __init__(self, endgame: bool = True, progress: bool = False) -> None:
+        self.endgame = endgame
+        self.progress = progress
         self.new_game()
 
     def new_game(self) -> None:
@@ -87,12 +105,11 @@ class ReferenceSolver:
 
     # ------------------------------------------------------------------ the move
     def next_move(self, view: View) -> Move:
-        grid = view.grid.ravel().tolist()
-        covered = [i for i, v in enumerate(grid) if v == UNKNOWN or v == FLAG]
-        if not covered:
+        flat = view.grid.reshape(-1)
+        open_count = int(np.count_nonzero(flat >= OPEN_MIN))
+        if open_count == flat.size:
             raise ValueError("no covered cell left to play")
         key = (view.shape, view.torus, view.mines, view.charges.tobytes())
-        open_count = len(grid) - len(covered)
         if key != self._key or open_count < self._open_count or not view.moves:
             self.new_game()
             self._key = key
@@ -102,24 +119,21 @@ class ReferenceSolver:
         if open_count == 0:
             return Move.dig(self.first_click(shape, view.torus))
 
-        self._known_safe = {i for i in self._known_safe if grid[i] == UNKNOWN or grid[i] == FLAG}
+        self._known_safe = {i for i in self._known_safe if flat[i] < OPEN_MIN}
+        analysis = None
         if not self._known_safe:
+            grid = flat.tolist()
             analysis = analyse(view, grid, self._known_mines)
             self._known_safe |= analysis.safe
             self._known_mines |= analysis.mines
-        else:
-            analysis = None
         if self._known_safe:
-            return self._play_safe(grid, shape)
+            cell = min(self._known_safe)
+            if flat[cell] == FLAG:  # a flag left on a safe cell: lift it so the cell can be dug
+                return Move.flag(_unflat(cell, shape))
+            self._known_safe.discard(cell)
+            return Move.dig(_unflat(cell, shape))
         assert analysis is not None
         return Move.dig(_unflat(self.guess(view, grid, analysis), shape))
-
-    def _play_safe(self, grid: list[int], shape: tuple[int, ...]) -> Move:
-        cell = min(self._known_safe)
-        if grid[cell] == FLAG:  # a flag left on a safe cell: lift it so the cell can be dug
-            return Move.flag(_unflat(cell, shape))
-        self._known_safe.discard(cell)
-        return Move.dig(_unflat(cell, shape))
 
     @staticmethod
     def first_click(shape: tuple[int, ...], torus: bool) -> tuple[int, ...]:
@@ -131,24 +145,20 @@ class ReferenceSolver:
         prob = {i: p for i, p in analysis.probability.items() if grid[i] == UNKNOWN}
         if not prob:  # only flagged cells remain undecided: the policy still has to dig one
             prob = dict(analysis.probability)
-            cell = min(prob, key=prob.get)
-            return cell
-        best = min(prob.values())
-        candidates = [i for i, p in prob.items() if p <= best + GUESS_SLACK]
-        table = neighbour_table(view.shape, view.torus)
-        if (
-            self.lookahead
-            and analysis.exact
-            and 0 < analysis.configurations <= LOOKAHEAD_CONFIGS
-            and len(candidates) > 1
-        ):
-            return lookahead_choice(view, grid, self._known_mines, candidates, prob)
-
-        def score(i: int) -> tuple:
-            covered_nbrs = sum(1 for j in table[i] if grid[j] == UNKNOWN or grid[j] == FLAG)
-            return (round(prob[i], 9), covered_nbrs, i)
-
-        return min(candidates, key=score)
+            return min(prob, key=prob.get)
+        if self.endgame and analysis.exact and 0 < analysis.weight <= ENDGAME_CONFIGS:
+            cell = endgame_choice(view, grid, self._known_mines)
+            if cell is not None:
+                return cell
+        covered_nbrs = analysis.covered_neighbours.tolist()
+        ranked = sorted(prob, key=lambda i: (round(prob[i], 9), covered_nbrs[i], i))
+        best = prob[ranked[0]]
+        candidates = [i for i in ranked if prob[i] <= best + PROGRESS_SLACK][:PROGRESS_CANDIDATES]
+        if (not self.progress or not analysis.exact or analysis.weight == 0 or len(candidates) < 2
+                or view.charged):
+            return ranked[0]
+        scores = {i: progress_score(view, grid, self._known_mines, i, analysis.weight) for i in candidates}
+        return max(candidates, key=lambda i: (scores[i], -prob[i], -covered_nbrs[i], -i))
 
 
 # ---------------------------------------------------------------------- inference
@@ -166,13 +176,18 @@ def analyse(view: View, grid: list[int] | None = None, known_mines: Iterable[int
     known_mines = set(known_mines)
     out = Analysis()
     out.mines |= known_mines
-    covered = {i for i, v in enumerate(grid) if v == UNKNOWN or v == FLAG}
+    array = np.array(grid, dtype=np.int64)
+    covered_mask = array < OPEN_MIN
+    covered = set(np.flatnonzero(covered_mask).tolist())
+    geometry = _geometry(view.shape, view.torus)
+    touching = geometry.neighbour_sum(covered_mask.astype(np.int32).reshape(geometry.shape)).reshape(-1)
+    boundary = np.flatnonzero(~covered_mask & (touching > 0)).tolist()
+    out.covered_neighbours = touching
 
     # 1. constraints from open cells that touch covered cells
     constraints: list[list] = []  # [cells(list), rhs]
-    for i, v in enumerate(grid):
-        if v == UNKNOWN or v == FLAG:
-            continue
+    for i in boundary:
+        v = grid[i]
         cells = []
         rhs = v
         for j in table[i]:
@@ -257,11 +272,8 @@ def analyse(view: View, grid: list[int] | None = None, known_mines: Iterable[int
                 out.probability[i] = 0.5
         out.exact = False
         return out
-    configs = 0
-    for k, w in total.items():
-        if 0 <= mines_left - k <= n_out:
-            configs += w
-    out.configurations = configs if n_out == 0 else 0
+    out.weight = z
+    out.configurations = z if n_out == 0 else 0
 
     for idx, (poly, box_sums, boxes) in enumerate(results):
         others = _convolve_all(polys[:idx] + polys[idx + 1 :])
@@ -481,44 +493,83 @@ def _convolve_all(polys: list[dict[int, int]]) -> dict[int, int]:
 
 
 # ---------------------------------------------------------------------- lookahead
-def lookahead_choice(view: View, grid: list[int], known_mines: set[int], candidates: list[int],
-                     prob: dict[int, float]) -> int:
-    """Among `candidates`, the cell maximising P(safe and the revealed number proves a cell safe).
+def progress_score(view: View, grid: list[int], known_mines: set[int], cell: int, weight: int) -> float:
+    """P(safe) x (1 - cost x P(no progress | safe)) for digging `cell`, computed exactly.
 
-    Used only when the frontier has few configurations: it lists them, and for each candidate
-    groups the configurations where it is safe by the number it would show.
+    For each number the cell could show, the position with that number is analysed again: the
+    share of placements consistent with it is the chance of seeing it, and the position makes
+    progress if it proves some covered cell safe. (Uncharged boards: a number is a mine count.)
+    """
+    table = neighbour_table(view.shape, view.torus)
+    near_mines = sum(1 for j in table[cell] if j in known_mines)
+    covered = [j for j in table[cell] if (grid[j] == UNKNOWN or grid[j] == FLAG) and j not in known_mines]
+    safe_weight = 0
+    progress_weight = 0
+    saved = grid[cell]
+    try:
+        for value in range(near_mines, near_mines + len(covered) + 1):
+            grid[cell] = value
+            hyp = analyse(view, grid, known_mines)
+            if hyp.weight == 0:
+                continue
+            safe_weight += hyp.weight
+            if value == near_mines or any(grid[i] == UNKNOWN for i in hyp.safe):
+                progress_weight += hyp.weight
+    finally:
+        grid[cell] = saved
+    if safe_weight == 0:
+        return 0.0
+    p_safe = safe_weight / weight
+    return p_safe * (1 - NO_PROGRESS_COST * (1 - progress_weight / safe_weight))
+
+
+def endgame_choice(view: View, grid: list[int], known_mines: set[int]) -> int | None:
+    """The covered cell that maximises the chance of winning, by exhaustive search.
+
+    Used when every covered cell is constrained and few placements remain: the state is the set
+    of placements still possible; digging a cell splits it by the number shown (or loses), and
+    cells safe in every placement are dug for free. None if the search does not apply.
     """
     configs = list_configurations(view, grid, known_mines)
-    if not configs:
-        return min(candidates, key=lambda i: (prob[i], i))
+    if not configs or len(configs) > ENDGAME_CONFIGS:
+        return None
     charges = view.charges.ravel().tolist()
     table = neighbour_table(view.shape, view.torus)
-    covered = [i for i, v in enumerate(grid) if v == UNKNOWN or v == FLAG]
-    total = sum(w for _, w in configs)
-    best_cell, best_score = candidates[0], -1.0
-    for cell in candidates:
-        groups: dict[int, list[tuple[frozenset, int]]] = {}
-        for mines, w in configs:
-            if cell in mines:
-                continue
-            number = sum(charges[j] for j in table[cell] if j in mines)
-            groups.setdefault(number, []).append((mines, w))
-        good = 0
-        for group in groups.values():
-            gw = sum(w for _, w in group)
-            # some other covered cell that is safe in every configuration of the group
-            union = frozenset().union(*(m for m, _ in group))
-            if any(i != cell and i not in union for i in covered):
-                good += gw
-        score = good / total
-        if score > best_score + 1e-12 or (abs(score - best_score) <= 1e-12 and prob[cell] < prob[best_cell]):
-            best_cell, best_score = cell, score
-    return best_cell
+    cells = sorted({i for i, v in enumerate(grid) if v == UNKNOWN or v == FLAG})
+    placements = [m for m, _ in configs]
+    numbers = [{c: sum(charges[j] for j in table[c] if j in m) for c in cells} for m in placements]
+    memo: dict[frozenset, tuple[float, int | None]] = {}
+
+    def solve(ids: frozenset, opened: frozenset) -> tuple[float, int | None]:
+        key = ids | frozenset(-1 - c for c in opened)
+        if key in memo:
+            return memo[key]
+        undecided = [c for c in cells if c not in opened and any(c in placements[i] for i in ids)
+                     and not all(c in placements[i] for i in ids)]
+        if not undecided:
+            memo[key] = (1.0, None)
+            return memo[key]
+        free = [c for c in cells if c not in opened and not any(c in placements[i] for i in ids)]
+        best = (-1.0, None)
+        choices = free[:1] if free else undecided
+        for c in choices:
+            safe_ids = [i for i in ids if c not in placements[i]]
+            groups: dict[int, list[int]] = {}
+            for i in safe_ids:
+                groups.setdefault(numbers[i][c], []).append(i)
+            win = sum(len(g) * solve(frozenset(g), opened | {c})[0] for g in groups.values()) / len(ids)
+            if win > best[0] + 1e-12:
+                best = (win, c)
+        memo[key] = best
+        return best
+
+    _, cell = solve(frozenset(range(len(placements))), frozenset())
+    return cell
 
 
 def list_configurations(view: View, grid: list[int], known_mines: set[int]):
-    """Every placement of the remaining mines consistent with the view, when the whole covered
-    area is constrained (no outside cells); [(mine set, 1), ...]. Empty if not applicable."""
+    """Every placement of all the mines among the covered cells consistent with the view, as
+    [(mine set, 1), ...]; empty if there are more than ENDGAME_CONFIGS or the search is too long."""
     charges = view.charges.ravel().tolist()
     table = neighbour_table(view.shape, view.torus)
     covered = [i for i, v in enumerate(grid) if v == UNKNOWN or v == FLAG]
@@ -531,9 +582,7 @@ def list_configurations(view: View, grid: list[int], known_mines: set[int]):
         if cells:
             cons.append((cells, v))
     constrained = {c for cells, _ in cons for c in cells}
-    if constrained != cov:
-        return []
-    order = sorted(cov)
+    order = sorted(constrained) + sorted(cov - constrained)
     index = {c: n for n, c in enumerate(order)}
     cons_of: list[list[int]] = [[] for _ in order]
     for ci, (cells, _) in enumerate(cons):
@@ -546,9 +595,15 @@ def list_configurations(view: View, grid: list[int], known_mines: set[int]):
     chosen: list[int] = []
     total_mines = view.mines
 
+    nodes = 0
+
     def rec(n: int) -> bool:
-        if len(out) > 4 * LOOKAHEAD_CONFIGS:
+        nonlocal nodes
+        nodes += 1
+        if len(out) > ENDGAME_CONFIGS or nodes > 200 * ENDGAME_CONFIGS:
             return False
+        if len(chosen) + len(order) - n < total_mines:
+            return True  # too few cells left for the remaining mines
         if n == len(order):
             if len(chosen) == total_mines and all(r == 0 for r in residual):
                 out.append((frozenset(chosen), 1))

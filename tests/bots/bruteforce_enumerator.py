@@ -11,6 +11,12 @@ from minesweeper_kit.geometry import Geometry
 
 def brute_force(view):
     """(safe cells, mine cells, {cell: P(mine)}) over all consistent placements (flat indices)."""
+    safe, mines, prob, _ = brute_force_with_total(view)
+    return safe, mines, prob
+
+
+def brute_force_with_total(view):
+    """As `brute_force`, plus the number of consistent placements."""
     geometry = Geometry(view.shape, view.torus)
     grid = view.grid.ravel()
     charges = view.charges.ravel()
@@ -31,4 +37,4 @@ def brute_force(view):
     assert total > 0, "the position must come from a real board"
     safe = {c for c, n in counts.items() if n == 0}
     mines = {c for c, n in counts.items() if n == total}
-    return safe, mines, {c: n / total for c, n in counts.items()}
+    return safe, mines, {c: n / total for c, n in counts.items()}, total
