@@ -526,45 +526,53 @@ def progress_score(view: View, grid: list[int], known_mines: set[int], cell: int
 def endgame_choice(view: View, grid: list[int], known_mines: set[int]) -> int | None:
     """The covered cell that maximises the chance of winning, by exhaustive search.
 
-    Used when every covered cell is constrained and few placements remain: the state is the set
-    of placements still possible; digging a cell splits it by the number shown (or loses), and
-    cells safe in every placement are dug for free. None if the search does not apply.
+    Used when few placements of the mines remain: the state is the set of placements still
+    possible; digging a cell splits it by the number shown (or loses), and a cell safe in every
+    placement is dug for free. None if the search does not apply (too many placements).
     """
     configs = list_configurations(view, grid, known_mines)
     if not configs or len(configs) > ENDGAME_CONFIGS:
         return None
     charges = view.charges.ravel().tolist()
     table = neighbour_table(view.shape, view.torus)
-    cells = sorted({i for i, v in enumerate(grid) if v == UNKNOWN or v == FLAG})
-    placements = [m for m, _ in configs]
-    numbers = [{c: sum(charges[j] for j in table[c] if j in m) for c in cells} for m in placements]
-    memo: dict[frozenset, tuple[float, int | None]] = {}
+    cells = sorted(i for i, v in enumerate(grid) if v == UNKNOWN or v == FLAG)
+    # Placements as bitmasks over the covered cells, and the number each cell shows in each.
+    masks = [sum(1 << k for k, c in enumerate(cells) if c in m) for m, _ in configs]
+    numbers = [[sum(charges[j] for j in table[c] if j in m) for c in cells] for m, _ in configs]
+    everything = (1 << len(cells)) - 1
+    memo: dict[tuple, tuple[float, int]] = {}
 
-    def solve(ids: frozenset, opened: frozenset) -> tuple[float, int | None]:
-        key = ids | frozenset(-1 - c for c in opened)
+    def solve(ids: tuple[int, ...], opened: int) -> tuple[float, int]:
+        key = (ids, opened)
         if key in memo:
             return memo[key]
-        undecided = [c for c in cells if c not in opened and any(c in placements[i] for i in ids)
-                     and not all(c in placements[i] for i in ids)]
+        union, common = 0, everything
+        for i in ids:
+            union |= masks[i]
+            common &= masks[i]
+        undecided = union & ~common & ~opened
         if not undecided:
-            memo[key] = (1.0, None)
+            memo[key] = (1.0, -1)
             return memo[key]
-        free = [c for c in cells if c not in opened and not any(c in placements[i] for i in ids)]
-        best = (-1.0, None)
-        choices = free[:1] if free else undecided
-        for c in choices:
-            safe_ids = [i for i in ids if c not in placements[i]]
+        free = everything & ~union & ~opened
+        pool = free & -free if free else undecided  # a free cell costs nothing: dig one first
+        best = (-1.0, -1)
+        while pool:
+            bit = pool & -pool
+            pool ^= bit
+            k = bit.bit_length() - 1
             groups: dict[int, list[int]] = {}
-            for i in safe_ids:
-                groups.setdefault(numbers[i][c], []).append(i)
-            win = sum(len(g) * solve(frozenset(g), opened | {c})[0] for g in groups.values()) / len(ids)
+            for i in ids:
+                if not masks[i] & bit:
+                    groups.setdefault(numbers[i][k], []).append(i)
+            win = sum(len(g) * solve(tuple(g), opened | bit)[0] for g in groups.values()) / len(ids)
             if win > best[0] + 1e-12:
-                best = (win, c)
+                best = (win, k)
         memo[key] = best
         return best
 
-    _, cell = solve(frozenset(range(len(placements))), frozenset())
-    return cell
+    _, k = solve(tuple(range(len(configs))), 0)
+    return cells[k] if k >= 0 else None
 
 
 def list_configurations(view: View, grid: list[int], known_mines: set[int]):
