@@ -621,6 +621,9 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.sweepmine and (args.torus or args.charges):
+        print("mines arena: --sweepmine plays the subtasks' own boards; drop --torus/--charges", file=sys.stderr)
+        return 2
     builtin = args.bot in BUILTIN_BOTS
     if not builtin and not Path(args.bot).is_file():
         print(f"mines arena: no bot file {args.bot!r} (built-in bots: {', '.join(BUILTIN_BOTS)})", file=sys.stderr)

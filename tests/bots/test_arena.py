@@ -124,3 +124,16 @@ def test_command_line_refuses_a_missing_bot_file(tmp_path):
     out = subprocess.run(MINES + ["arena", str(tmp_path / "nope.py"), "--quiet"], capture_output=True, text=True,
                          timeout=60)
     assert out.returncode == 2 and "no bot file" in out.stderr
+
+
+def test_command_line_sweepmine_mode_refuses_board_options():
+    out = subprocess.run(MINES + ["arena", "reference", "--sweepmine", "--charges", "--quiet"], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 2 and "drop --torus/--charges" in out.stderr
+
+
+def test_the_solver_plays_boards_of_any_dimension():
+    result = play_games(ReferenceSolver, Rules((4, 3, 5), 6, torus=True), 5, seed=3, progress=False)
+    assert result.games == 5 and set(result.reasons) <= {"won", "mine"}
+    result = play_games(ReferenceSolver, Rules((3, 3, 3, 3), 8), 5, seed=3, progress=False)
+    assert result.games == 5 and set(result.reasons) <= {"won", "mine"}
