@@ -30,6 +30,15 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 1638
 PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG = 38, 1
 
 
+class _RawReply:
+    """A value already encoded as JSON text."""
+
+    __slots__ = ("text", "extra")
+
+    def __init__(self, text):
+        self.text, self.extra = text, None
+
+
 class ResultProblem(Exception):
     """The value could not be sent back as plain data."""
 
@@ -425,6 +434,14 @@ class Runner:
             return {k: self.from_plain(v) for k, v in value.items()}
         return value
 
+    def plain_reply(self, value):
+        """The reply for a value: the C JSON encoder when everything is plain (fast on large
+        boards), else the walk that keeps other objects here behind handles."""
+        try:
+            return _RawReply(json.dumps(value, separators=(",", ":"), allow_nan=True))
+        except (TypeError, ValueError, RecursionError):
+            return {"ok": True, "value": self.to_plain(value)}
+
     # --- errors
     def describe_error(self, error):
         try:
@@ -528,7 +545,7 @@ class Runner:
                 elif request.get("keep"):
                     reply = {"ok": True, "value": self.store(value)}
                 else:
-                    reply = {"ok": True, "value": self.to_plain(value)}
+                    reply = self.plain_reply(value)
             except ResultProblem as error:
                 reply = {"ok": False, "error": {"type": "ResultError", "message": _str(error), "where": []}}
             except BaseException as error:  # noqa: BLE001 - every student failure is reported
@@ -536,8 +553,11 @@ class Runner:
             finally:
                 sys.stdout = saved
             if capture is not None:
-                reply["stdout"] = capture.getvalue()
-                reply["stdout_truncated"] = capture.truncated
+                extra = {"stdout": capture.getvalue(), "stdout_truncated": capture.truncated}
+                if _type(reply) is _RawReply:
+                    reply.extra = extra
+                else:
+                    reply.update(extra)
             try:
                 self.reply(reply)
             except BaseException as error:  # noqa: BLE001
@@ -545,7 +565,11 @@ class Runner:
                             "message": _str(error)[:500]}})
 
     def reply(self, reply):
-        data = json.dumps(reply, separators=(",", ":")).encode("utf-8")
+        if _type(reply) is _RawReply:
+            extra = "," + json.dumps(reply.extra)[1:-1] if reply.extra else ""
+            data = ('{"ok":true,"value":' + reply.text + extra + "}").encode("utf-8")
+        else:
+            data = json.dumps(reply, separators=(",", ":")).encode("utf-8")
         if _len(data) > self.max_message:
             raise ValueError(f"the result is too large ({_len(data)} bytes; the limit is {self.max_message})")
         self.channel.send_bytes(data)

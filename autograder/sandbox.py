@@ -434,15 +434,6 @@ class Sandbox:
             return float(value)
         raise ValueError(f"only plain data can be sent to the sandbox, not {type(value).__name__}")
 
-    def _decode(self, value: Any) -> Any:
-        if isinstance(value, list):
-            return [self._decode(v) for v in value]
-        if isinstance(value, dict):
-            if "__handle__" in value and isinstance(value["__handle__"], int):
-                return Handle(value["__handle__"], str(value.get("type", "object"))[:80], self.generation)
-            return {k: self._decode(v) for k, v in value.items()}
-        return value
-
     def _call(self, request: dict[str, Any], args: tuple, kwargs: dict, timeout: float | None,
               capture: bool, full: bool = False) -> Any:
         if not self.alive:
@@ -455,10 +446,7 @@ class Sandbox:
         if capture:
             request["capture_stdout"] = True
         reply = self._request(request, timeout=timeout, full=True)
-        if full:
-            reply["value"] = self._decode(reply.get("value"))
-            return reply
-        return self._decode(reply.get("value"))
+        return reply if full else reply.get("value")
 
     def _spawn(self) -> None:
         self._root = tempfile.mkdtemp(prefix="autograder-box-")
@@ -557,8 +545,16 @@ class Sandbox:
             self._collect_output()
             self.kill()
             raise ChildDied(_describe_exit(code)) from None
+        generation = self.generation
+
+        def handles(obj: dict) -> Any:
+            value = obj.get("__handle__")
+            if isinstance(value, int) and not isinstance(value, bool):
+                return Handle(value, str(obj.get("type", "object"))[:80], generation)
+            return obj
+
         try:
-            reply = json.loads(body.decode("utf-8"))
+            reply = json.loads(body.decode("utf-8"), object_hook=handles)
         except (ValueError, RecursionError, UnicodeDecodeError):
             self.kill()
             raise ResultError("the answer could not be read (not valid JSON, nested too deeply, "

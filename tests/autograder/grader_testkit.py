@@ -27,3 +27,15 @@ def sandbox_processes() -> list[str]:
         if CHILD_MARK in cmdline or (os.geteuid() == 0 and uid == 65534):
             found.append(f"{entry.name}: {cmdline[:120]}")
     return found
+
+
+def survivors_after(before: set[str], wait: float = 5.0) -> list[str]:
+    """Sandbox processes not in ``before``, once killed processes have had ``wait`` s to vanish."""
+    import time
+
+    deadline = time.monotonic() + wait
+    while True:
+        left = [p for p in sandbox_processes() if p not in before]
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.1)

@@ -17,7 +17,7 @@ import pytest
 from autograder.assignments import get_assignment
 from autograder.batch import grade_batch
 
-from grader_testkit import sandbox_processes
+from grader_testkit import sandbox_processes, survivors_after
 
 CONSTRUCT_ONLY = {"test_new_small_6d", "test_new_large_4d", "test_random_new_games"}
 NO_RENDER = CONSTRUCT_ONLY | {"test_dig_ongoing", "test_dig_defeat", "test_redig_and_after_the_end",
@@ -144,7 +144,7 @@ def battery(tmp_path_factory, reference_source):
     batch = grade_batch("hypermines", [submissions], results, csv_path=root / "grades.csv", jobs=2,
                         seed=2024, time_limit=BUDGET, test_time_limit=TEST_LIMIT, memory_mb=MEMORY_MB,
                         progress=False)
-    survivors = [p for p in sandbox_processes() if p not in before]
+    survivors = survivors_after(before)
     return {r.student: r for r in batch.reports}, results, survivors
 
 
