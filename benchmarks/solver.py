@@ -94,6 +94,33 @@ def render(rows: list[dict], subtasks: list[dict], args, started: float, done: b
     return "\n".join(lines)
 
 
+def timing(args) -> None:
+    """Time per game, single process: the median of several runs, reference beside baseline."""
+    lines = [
+        "### Solver: time per game",
+        "",
+        f"Machine: {machine()}.",
+        "",
+        f"One process, {args.timing_games} games per run, {args.timing_runs} runs (different seeds) per row; "
+        "the figure is the median over runs of the mean time per game (the bot's moves and the engine's "
+        "digs), the runs beside it. Bounded boards, no charges.",
+        "",
+        "| board | bot | median ms/game | runs (ms/game) |",
+        "|---|---|---:|---|",
+    ]
+    for preset in ("beginner", "intermediate", "expert"):
+        for bot in ("reference", "baseline"):
+            runs = []
+            for run in range(args.timing_runs):
+                result = play_games(bot, Rules.preset(preset), args.timing_games, args.seed + 1000 + run, 1,
+                                    progress=False)
+                runs.append(1000 * result.seconds_per_game)
+            lines.append(f"| {preset} | {bot} | {statistics.median(runs):.1f} | "
+                         + ", ".join(f"{r:.1f}" for r in runs) + " |")
+            print(lines[-1], flush=True)
+    write_section("solver-timing", "\n".join(lines))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=10_000, help="reference-solver games per row")
@@ -103,7 +130,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=20261122)
     parser.add_argument("--only", choices=["bounded", "torus", "charged"], action="append",
                         help="run only these variants (repeatable)")
+    parser.add_argument("--timing-games", type=int, default=200, help="games per timing run")
+    parser.add_argument("--timing-runs", type=int, default=3, help="timing runs per row")
+    parser.add_argument("--timing-only", action="store_true", help="only the single-process timing table")
     args = parser.parse_args(argv)
+    if args.timing_only:
+        timing(args)
+        return 0
     started = time.time()
     rows: list[dict] = []
     subtasks: list[dict] = []
@@ -124,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
             subtasks.append({"number": sub.number, **describe(result)})
             write_section("solver", render(rows, subtasks, args, started, False))
     write_section("solver", render(rows, subtasks, args, started, True))
+    if not args.only:
+        timing(args)
     return 0
 
 

@@ -1,8 +1,24 @@
 """Bots: the `View`/`Move` protocol, adapters for the original contests' bot shapes, and players.
 
-A bot is any object with ``next_move(view) -> Move``:
+A bot is any object with ``next_move(view) -> Move`` (`view.py` documents the encoding). A bot
+file for ``mines arena BOT.py`` may be written in any of three shapes (`driver.py` has the rules)::
 
->>> from minesweeper_kit.bots import ReferenceSolver, RandomBot, View, Move
+    # the kit's own: 0-indexed coordinate tuples
+    from minesweeper_kit.bots import Move
+    def next_move(view):
+        return Move.dig(0, 0)
+
+    # Sweepmine.TM: 1-indexed grids, 100 = covered, 101 = flag; answer (t, (row, column))
+    def next_move(R, C, N, grid, charge, T):
+        return (False, (1, 1))
+
+    # Ruby tournament: state[y][x] is "unknown", "flag" or an int; answer [x, y] or [x, y, False] to flag
+    class CornerPlayer:
+        def take_turn(self, state):
+            return [0, 0]
+
+Players here: `ReferenceSolver` (exact probabilities and an endgame search), `BaselineBot` (one
+number at a time, else random), `RandomBot`, `HumanBot` (the terminal).
 """
 
 from .adapters import (
