@@ -28,7 +28,7 @@ from minesweeper_kit.geometry import Geometry
 from .report import fmt_seconds, machine, median_time, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
-REFERENCE_LIMIT = 240.0  # seconds per reference run
+REFERENCE_LIMIT = 120.0  # seconds per reference run
 
 # (label, shape, mines)
 CASES = [

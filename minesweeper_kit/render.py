@@ -35,19 +35,33 @@ def hypermines_render(game: Game, xray: bool = False) -> list:
     With `xray` every cell is shown. Numbers of charged boards can be negative or longer than a
     digit; they are written with `str`.
     """
-    text = game.numbers.astype(str).astype(object)
-    text[game.numbers == 0] = ZERO
-    text[game.mines] = BOMB
+    numbers = game.numbers
+    low = int(numbers.min(initial=0))
+    texts = [ZERO if v == 0 else str(v) for v in range(low, int(numbers.max(initial=0)) + 1)]
+    bomb, hidden = len(texts), len(texts) + 1
+    # One shared str object per distinct value, picked by index: far cheaper than formatting
+    # every cell of a large board.
+    codes = (numbers - low).astype(np.intp)
+    codes[game.mines] = bomb
     if not xray:
-        text[~game.revealed] = HIDDEN
-    return text.tolist()
+        codes[~game.revealed] = hidden
+    return _lookup(texts + [BOMB, HIDDEN], codes)
 
 
 def hypermines_board(game: Game) -> list:
     """The 6.009 `board`: '.' for a bomb, else the neighbour count (an int)."""
-    board = game.numbers.astype(object)
-    board[game.mines] = BOMB
-    return board.tolist()
+    numbers = game.numbers
+    low = int(numbers.min(initial=0))
+    values: list = list(range(low, int(numbers.max(initial=0)) + 1))
+    codes = (numbers - low).astype(np.intp)
+    codes[game.mines] = len(values)
+    return _lookup(values + [BOMB], codes)
+
+
+def _lookup(table: list, codes: np.ndarray) -> list:
+    objects = np.empty(len(table), dtype=object)
+    objects[:] = table
+    return objects[codes].tolist()
 
 
 def cell_text(face: int, number: int) -> str:
