@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from pathlib import Path
 
 from .assignments import Assignment, instructor_dir
 from .grading import GradeReport, grade_submission

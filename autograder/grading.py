@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from .assignments import Assignment, instructor_dir, seed_originals_dir
-from .sandbox import LoadError, Sandbox, SandboxError, TimeLimitExceeded
+from .sandbox import Sandbox, SandboxError, TimeLimitExceeded
 from .submission import Submission
 from .suite import Mismatch
 

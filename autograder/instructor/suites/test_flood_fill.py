@@ -11,7 +11,7 @@ import random
 
 from minesweeper_kit import Face, Game
 
-from autograder.suite import Mismatch, check_equal, describe, points, require, time_limit
+from autograder.suite import Mismatch, check_equal, points, require, time_limit
 
 CODES = {"COVERED": -1, "MINE_GUESS": -2, "EXPLODED_MINE": -3, "INCORRECT_GUESS": -4, "MINE": -5, "QUESTION": -6}
 FACE_CODE = {Face.COVERED: -1, Face.FLAG: -2, Face.EXPLODED: -3, Face.WRONG_FLAG: -4, Face.MINE: -5,

@@ -12,7 +12,7 @@ import random
 from minesweeper_kit import Game
 from minesweeper_kit.render import hypermines_board
 
-from autograder.suite import Mismatch, check_coordinates, check_equal, describe, points, require
+from autograder.suite import check_coordinates, check_equal, points, require
 
 
 def random_shapes(seed, salt, count, max_cells=200):
