@@ -9,6 +9,7 @@ what is wrong, so one broken submission never stops a batch.
 from __future__ import annotations
 
 import ast
+import json
 import io
 import re
 import tokenize
@@ -205,6 +206,25 @@ def _is_definition(node: ast.stmt) -> bool:
     return False
 
 
+def read_notebook_json(data: bytes) -> dict:
+    """A notebook's JSON, checked only for what grading reads (a list of cells that are dicts).
+
+    Deliberately not nbformat: its schema validation imports format checkers that take seconds
+    to load, a cost every submission would pay, and grading needs none of it.
+    """
+    try:
+        notebook = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        reason = str(error).splitlines()[0][:200]
+        raise ValueError(f"the notebook could not be read (corrupt .ipynb?): {reason}") from None
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list) \
+            or not all(isinstance(cell, dict) for cell in notebook["cells"]):
+        raise ValueError("the notebook could not be read (corrupt .ipynb?): it has no list of cells")
+    if notebook.get("nbformat", 4) < 4:
+        raise ValueError("the notebook is in an old format (nbformat 3 or earlier): save it again with Jupyter 4+")
+    return notebook
+
+
 def notebook_code(data: bytes, keep_import=None):
     """The gradable code of a notebook.
 
@@ -218,14 +238,8 @@ def notebook_code(data: bytes, keep_import=None):
     When solution cells are used, the imports of the other cells for which ``keep_import(name)``
     is true are kept too, so a solution relying on the notebook's set-up imports still works.
     """
-    import nbformat
-
-    try:
-        notebook = nbformat.reads(data.decode("utf-8"), as_version=4)
-    except Exception as error:  # nbformat raises many kinds for a corrupt file
-        reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
-        raise ValueError(f"the notebook could not be read (corrupt .ipynb?): {reason}") from None
-    cells = [(number, cell) for number, cell in enumerate(notebook.get("cells", []), start=1)
+    notebook = read_notebook_json(data)
+    cells = [(number, cell) for number, cell in enumerate(notebook["cells"], start=1)
              if cell.get("cell_type") == "code"]
     solutions = [(n, c) for n, c in cells
                  if (c.get("metadata", {}).get("nbgrader", {}) or {}).get("solution") is True]
