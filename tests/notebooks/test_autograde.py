@@ -30,7 +30,7 @@ def exercises(nb) -> list[str]:
     return [c.id for c in nb.cells if nbgrader_meta(c).get("solution")]
 
 
-def tests_after(nb, exercise: str) -> list[str]:
+def visible_tests_after(nb, exercise: str) -> list[str]:
     """The grade ids of the visible tests that follow an exercise, up to the next exercise."""
     ids, seen = [], False
     for cell in nb.cells:
@@ -91,7 +91,7 @@ def test_nbgrader_takes_points_for_an_unwritten_exercise(course, autograded, nam
             student = f"without-{exercise}"
             submission = gradebook.find_submission(assignment, student)
             assert submission.score < submission.max_score, f"{name}: {exercise} unwritten, yet full marks"
-            for grade_id in tests_after(nb, exercise):
+            for grade_id in visible_tests_after(nb, exercise):
                 grade = gradebook.find_grade(grade_id, name.removesuffix(".ipynb"), assignment, student)
                 assert grade.score == 0, f"{name}: {grade_id} scored {grade.score} with {exercise} unwritten"
 
