@@ -115,3 +115,14 @@ def test_autograder_and_nbgrader_agree(course, autograded, name, tmp_path):
         score, max_score = expected[student]
         assert (official, possible) == (score, max_score), (
             f"{name}, student {student}: autograder {official}/{possible}, nbgrader {score}/{max_score}")
+
+
+@pytest.mark.parametrize("name", sorted(GRADED))
+def test_autograder_check_passes_on_the_notebook(name):
+    """`autograder check`: the notebook's solutions score full marks, its starter version 0, and
+    neither its release version nor the feedback shows a hidden test or a solution."""
+    assignment = GRADED[name]
+    done = subprocess.run([sys.executable, "-m", "autograder.cli", "check", "--assignment", assignment],
+                          cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 0, f"autograder check {assignment} failed:\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}"
+    assert done.stdout.count("[ok]") >= 3 and "[fail" not in done.stdout.lower(), done.stdout
