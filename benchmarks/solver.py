@@ -53,8 +53,10 @@ def render(rows: list[dict], subtasks: list[dict], args, started: float, done: b
         "baseline bot (`BaselineBot`: what each number proves on its own, else a random covered cell) "
         "play seeded arena games, safe first click, in-process (trusted), "
         f"{args.jobs} worker process(es). Win rates with 95% Wilson intervals. Time per game is the "
-        "bot's and the engine's time for one game on one core (views, moves, digs), mean and median "
-        "over all the games of the row. Charged rows draw charges from [-10, 1] without 0. "
+        "wall time of one game in a worker (the bot's moves and the engine's digs), mean and median "
+        "over the row's games; the machine is shared, so these depend on its load: the table "
+        "below gives single-process medians of several runs. Charged rows draw charges from "
+        "[-10, 1] without 0. "
         f"Run seed {args.seed}; the games were never used to tune the solver.",
         "",
         "| board | variant | bot | games | won | win rate (95% CI) | published best | Sweepmine judge Q | time/game mean | median |",
@@ -88,8 +90,9 @@ def render(rows: list[dict], subtasks: list[dict], args, started: float, done: b
                          f"({r['lo']:.2f}-{r['hi']:.2f}) | {sub.q:.0f} % | "
                          f"{sweepmine_score(r['rate'], sub.q, sub.k1, sub.k2):.3f} |")
     minutes = (time.time() - started) / 60
-    status = "complete" if done else "in progress (the rows above are final; later rows are missing)"
-    lines += ["", f"Run {status}; {minutes:.0f} min wall time so far. "
+    status = (f"complete in {minutes:.0f} min" if done
+              else f"in progress for {minutes:.0f} min (the rows above are final; later rows are missing)")
+    lines += ["", f"Run {status}. "
               f"Reference: {args.games:,} games per row; baseline: {args.baseline_games:,}."]
     return "\n".join(lines)
 
