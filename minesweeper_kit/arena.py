@@ -594,7 +594,7 @@ def register(subparsers: Any) -> None:
     """Add the `arena` subcommand to the `mines` command's subparsers."""
     parser = subparsers.add_parser(
         "arena", help="measure a bot: win rate with a 95%% interval over seeded games",
-        description="Play a bot on many seeded games and print its win rate with a 95%% Wilson "
+        description="Play a bot on many seeded games and print its win rate with a 95% Wilson "
         "interval, or (--sweepmine) the six Sweepmine.TM subtasks with their scores S(P/Q). "
         "BOT is a Python file (make_bot(), next_move(view), a Sweepmine next_move(R, C, N, grid, "
         "charge, T), a ...Player class with take_turn(state), or take_turn(state)) or a built-in "
