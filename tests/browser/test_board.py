@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import act, board_locator, version, wait_update_after
+from .support import act, board_locator, version, wait_update_after
 
 pytestmark = pytest.mark.browser
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import act, board_locator
+from .support import act, board_locator
 
 pytestmark = pytest.mark.browser
 

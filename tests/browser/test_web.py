@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from .conftest import ARTIFACTS, act
+from .support import ARTIFACTS, act
 
 pytestmark = pytest.mark.browser
 

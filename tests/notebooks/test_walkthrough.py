@@ -6,15 +6,12 @@ Reuses the browser tests' session fixtures (a JupyterLab on loopback, Debian's C
 Playwright) and their helpers for running cells and clicking the board.
 """
 import shutil
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from browser.conftest import (  # noqa: E402  (the browser tests' fixtures, imported to be shared)
-    Notebook, act, board_locator, browser, chromium_path, lab, page)
+from browser.support import Notebook, act, board_locator  # the session fixtures are in tests/conftest.py
 
 from notebook_tools import nbgrader_meta  # noqa: E402
 

@@ -1,9 +1,10 @@
-"""A real JupyterLab on loopback and a real Chromium driven by Playwright.
+"""Helpers for the browser tests: a real JupyterLab on loopback, notebooks run cell by cell in Chromium.
 
 The server starts once per test session in a temporary folder with a token and is stopped at the
 end; every test writes its notebook into that folder, opens it in Chromium, runs its cells one by
 one and reads the Python side back by re-running a probe cell that prints JSON.
-Screenshots of each step go to test-artifacts/browser/.
+Screenshots of each step go to test-artifacts/browser/. The session fixtures that start the
+server and the browser are in tests/conftest.py, shared by every folder that drives a browser.
 """
 
 from __future__ import annotations
@@ -95,40 +96,6 @@ class Lab:
         self.log.close()
 
 
-@pytest.fixture(scope="session")
-def chromium_path() -> Path:
-    if not CHROMIUM.exists():
-        pytest.fail(f"Chromium is missing at {CHROMIUM}: install Debian's 'chromium' package")
-    return CHROMIUM
-
-
-@pytest.fixture(scope="session")
-def lab(tmp_path_factory):
-    server = Lab(tmp_path_factory.mktemp("lab"))
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="session")
-def browser(chromium_path):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(chromium_path), args=CHROMIUM_ARGS,
-                                     headless=True)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def page(browser, request):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(60_000)
-    yield page
-    context.close()
-
-
 class Notebook:
     """One open notebook: run cells, read printed JSON, click the board, take screenshots."""
 
@@ -200,14 +167,6 @@ def open_notebook(page, lab: Lab, name: str, cells: list[str]) -> Notebook:
     page.wait_for_selector(".jp-NotebookPanel [data-status='idle']", state="attached",
                            timeout=90_000)
     return Notebook(page, Path(name).stem)
-
-
-@pytest.fixture
-def notebook(page, lab):
-    def opener(name: str, cells: list[str]) -> Notebook:
-        return open_notebook(page, lab, name, cells)
-
-    return opener
 
 
 def board_locator(page, index: int = 0):
