@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..formats import sweepmine as sweepmine_format
 from .driver import IllegalMove
 from .view import FLAG, UNKNOWN, Action, Move, View
 
@@ -122,26 +123,13 @@ def view_from_sweepmine(R: int, C: int, N: int, grid, charge, T, moves=()) -> Vi
 
 
 def read_sweepmine_position(text: str) -> View:
-    """Parse a position as the Sweepmine bot sees it: ``R C N T``, R grid rows (100 = covered,
-    101 = flag, else the number), R rows of charges. Raises ValueError when malformed."""
-    tokens = text.split()
-    try:
-        values = [int(t) for t in tokens]
-    except ValueError:
-        raise ValueError("a Sweepmine position holds only integers") from None
-    if len(values) < 4:
-        raise ValueError("a Sweepmine position starts with 'R C N T'")
-    R, C, N, T = values[:4]  # noqa: N806
-    if R < 1 or C < 1:
-        raise ValueError(f"a Sweepmine position needs R, C >= 1, got {R}, {C}")
-    if len(values) != 4 + 2 * R * C:
-        raise ValueError(f"a {R}x{C} Sweepmine position has {4 + 2 * R * C} numbers, got {len(values)}")
-    cells = values[4 : 4 + R * C]
-    charges = values[4 + R * C :]
-    pad = [[0] * (C + 1)]
-    grid = pad + [[0] + cells[r * C : (r + 1) * C] for r in range(R)]
-    charge = pad + [[0] + charges[r * C : (r + 1) * C] for r in range(R)]
-    return view_from_sweepmine(R, C, N, grid, charge, T)
+    """The View of a position file as a Sweepmine bot sees it (``R C N T``, the grid with
+    100 = covered and 101 = flag, then the charges); parsed by the kit's Sweepmine format."""
+    position = sweepmine_format.read_position(text)
+    pad = [[0] * (position.cols + 1)]
+    grid = pad + [[0, *row] for row in position.grid]
+    charge = pad + [[0, *row] for row in position.charges]
+    return view_from_sweepmine(position.rows, position.cols, position.mines, grid, charge, position.torus)
 
 
 # ------------------------------------------------------------------------------ Ruby tournament
