@@ -610,7 +610,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--charges", action="store_true",
                         help="charged mines: charges drawn from [-10, 1] without 0, like the Sweepmine judge")
     parser.add_argument("--seed", type=int, default=0, help="run seed; game i uses a seed derived from (seed, i)")
-    parser.add_argument("-j", "--jobs", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                        help="worker processes (default: the number of cores)")
     parser.add_argument("--dask", metavar="ADDRESS", help="run the games on a dask.distributed scheduler")
     parser.add_argument("--trusted", action="store_true", help="run the bot in-process, without the sandbox")
     parser.add_argument("--move-timeout", type=float, default=5.0, help="seconds per move in the sandbox (default 5)")
