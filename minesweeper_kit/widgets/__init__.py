@@ -11,6 +11,7 @@ from .drivers import (
     HyperMinesDriver,
     NewBoardDriver,
     StudentCodeError,
+    TextGameDriver,
 )
 from .explorer import NeighborExplorer
 from .replay import Replay
@@ -25,4 +26,5 @@ __all__ = [
     "NewBoardDriver",
     "Replay",
     "StudentCodeError",
+    "TextGameDriver",
 ]

@@ -2,8 +2,8 @@
 
 A driver owns one game and answers four things: start a new game, dig a cell, cycle a cell's mark,
 and give the current view. The board widget only talks to drivers, so the same widget plays the
-kit's engine, a student's 6.009-style class, a student's plain functions, or the flood-fill step's
-``MineField``/``VisibleField`` classes.
+kit's engine, a student's 6.009-style class, a student's plain functions, the neighbours step's
+text game, or the flood-fill step's ``MineField``/``VisibleField`` classes.
 
 For student code the driver chooses the mines itself (seeded, never under the first dig) and hands
 them to the student's code; it also keeps a reference game of the kit's engine on the same mines,
@@ -14,11 +14,15 @@ Every call into student code goes through :func:`call_student`, which turns any 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import linecache
 import os
 import sys
 import sysconfig
+import tempfile
 import traceback
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
@@ -629,6 +633,112 @@ class FieldDriver(StudentDriver):
             state = "defeat" if (cells == EXPLODED).any() else "victory"
         left = int(call_student("VisibleField.num_mines_left", self.game.num_mines_left))
         return cells, state, left
+
+
+# Functions of the text-game step (docs/assignments.md), in the order the driver calls them.
+TEXT_GAME_FUNCTIONS = ("read_file", "update_grid", "make_empty_grid", "dig", "determine_game_status")
+
+
+class TextGameDriver(StudentDriver):
+    """Plays the 2-D text game of the neighbours step: ``read_file(path)``, ``update_grid(grid)``,
+    ``make_empty_grid(grid)``, ``dig(grid, coordinate, user_view)`` with ``'a0'`` coordinates
+    (column letter, row counted from the bottom) and ``determine_game_status(grid, user_view)``.
+
+    ``functions`` is anything that holds them by name: a dict such as the notebook's
+    ``globals()``, a module or a namespace. At the first dig the driver writes the mines it chose to
+    a board file and hands its path to ``read_file``. The student's ``dig`` prints the view; that
+    text is kept in ``printed`` (the last dig's) instead of reaching the notebook.
+    """
+
+    flood = False  # one ring of numbers per dig: the engine reference uses the same rule
+
+    def __init__(self, functions: Any, shape: Sequence[int], mines: int,
+                 seed: int | None = None) -> None:
+        if len(tuple(shape)) != 2:
+            raise ValueError(f"the text game is 2-D; got shape {tuple(shape)}")
+        if not 1 <= int(tuple(shape)[1]) <= 26:
+            raise ValueError(f"the text game names columns a to z: at most 26 columns, "
+                             f"got {tuple(shape)[1]}")
+        self._functions = {name: _lookup(functions, name) for name in TEXT_GAME_FUNCTIONS}
+        missing = [name for name, fn in self._functions.items() if not callable(fn)]
+        if missing:
+            raise ValueError(f"the text game needs the functions {', '.join(missing)}")
+        self.printed = ""
+        self._board_dir: tempfile.TemporaryDirectory | None = None
+        super().__init__(shape, mines, seed, name="text game")
+
+    def new_game(self, seed: int | None = None) -> None:
+        self.printed = ""
+        super().new_game(seed)
+
+    @staticmethod
+    def coordinate(at: Coord, rows: int) -> str:
+        """The 'a0'-style name of a cell: (row from the top, column) on a board of `rows` rows."""
+        r, c = at
+        return f"{chr(ord('a') + c)}{rows - 1 - r}"
+
+    def _call(self, name: str, *args: Any) -> Any:
+        return call_student(name, self._functions[name], *args)
+
+    def _start(self, mine_list: list[Coord]) -> Any:
+        rows, cols = self.shape
+        mines = set(mine_list)
+        lines = [str(cols), str(rows)]
+        lines += [", ".join("1" if (r, c) in mines else "0" for c in range(cols)) for r in range(rows)]
+        if self._board_dir is None:
+            self._board_dir = tempfile.TemporaryDirectory(prefix="text-game-")
+        path = os.path.join(self._board_dir.name, "board.txt")
+        with open(path, "w") as file:
+            file.write("\n".join(lines) + "\n")
+        grid = self._call("read_file", path)
+        self._call("update_grid", grid)
+        return {"grid": grid, "view": self._call("make_empty_grid", grid)}
+
+    def _dig(self, at: Coord) -> int:
+        before = int((self._cells() != COVERED).sum())
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            try:
+                self._call("dig", self.game["grid"], self.coordinate(at, self.shape[0]),
+                           self.game["view"])
+            finally:
+                self.printed = out.getvalue()
+        return int((self._cells() != COVERED).sum()) - before
+
+    def _cells(self) -> np.ndarray:
+        """The student's view as cell codes: ' ' covered, 'X' a mine, a digit an open number."""
+        view = self.game["view"]
+        try:
+            leaves = _flatten(view, self.shape, "the view")
+        except ValueError as error:
+            raise StudentCodeError(error, calling="make_empty_grid") from error
+        cells = np.empty(len(leaves), dtype=np.int32)
+        for i, value in enumerate(leaves):
+            text = str(value)
+            if text == " ":
+                cells[i] = COVERED
+            elif text == "X":
+                cells[i] = MINE
+            elif text.isdigit():
+                cells[i] = int(text)
+            else:
+                at = tuple(int(v) for v in np.unravel_index(i, self.shape))
+                error = ValueError(f"the view holds {value!r} at {self.coordinate(at, self.shape[0])}; "
+                                   "expected ' ', 'X' or a digit")
+                raise StudentCodeError(error, calling="dig")
+        return cells.reshape(self.shape)
+
+    def _student_view(self) -> tuple[np.ndarray, str, int | None]:
+        cells = self._cells()
+        going = self._call("determine_game_status", self.game["grid"], self.game["view"])
+        state = "ongoing" if going else ("defeat" if (cells == MINE).any() else "victory")
+        return cells, state, None
+
+
+def _lookup(functions: Any, name: str) -> Any:
+    if isinstance(functions, Mapping):
+        return functions.get(name)
+    return getattr(functions, name, None)
 
 
 def driver_for(target: Any, shape: Sequence[int] | None, mines: int | None,
