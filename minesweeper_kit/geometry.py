@@ -8,6 +8,7 @@ instead of O(3^axes x cells). Axes of size 1 contribute nothing and are squeezed
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
 
@@ -124,46 +125,38 @@ class Geometry:
     def core(self, array: np.ndarray) -> np.ndarray:
         return array.reshape(self.core_shape)
 
-    def window_sum(self, array: np.ndarray) -> np.ndarray:
-        """Sum over each cell's closed neighbourhood (the cell included), axis by axis."""
+    def _sweep(self, array: np.ndarray, combine: np.ufunc) -> np.ndarray:
+        """Combine every cell with its closed neighbourhood, one axis at a time.
+
+        After the pass along an axis each cell holds the combination of its window on that axis;
+        since a neighbourhood is the product of the per-axis windows, the passes compose into
+        the whole neighbourhood. On a torus an axis of size 2 has one other cell, so one shift.
+        """
         out = np.array(self.core(array), copy=True)
         for axis, n in enumerate(self.core_shape):
             if self.torus:
-                if n == 2:  # both cells of the axis are in every window
-                    out = out + np.roll(out, 1, axis=axis)
-                else:
-                    out = out + np.roll(out, 1, axis=axis) + np.roll(out, -1, axis=axis)
+                shifts = (1,) if n == 2 else (1, -1)
+                out = functools.reduce(combine, (np.roll(out, s, axis=axis) for s in shifts), out)
             else:
+                lead = (slice(None),) * axis + (slice(1, None),)
+                tail = (slice(None),) * axis + (slice(None, -1),)
                 acc = out.copy()
-                lead = [slice(None)] * out.ndim
-                tail = [slice(None)] * out.ndim
-                lead[axis] = slice(1, None)
-                tail[axis] = slice(None, -1)
-                acc[tuple(lead)] += out[tuple(tail)]
-                acc[tuple(tail)] += out[tuple(lead)]
+                combine(acc[lead], out[tail], out=acc[lead])
+                combine(acc[tail], out[lead], out=acc[tail])
                 out = acc
         return out.reshape(array.shape)
+
+    def window_sum(self, array: np.ndarray) -> np.ndarray:
+        """Sum over each cell's closed neighbourhood (the cell included)."""
+        return self._sweep(array, np.add)
 
     def neighbour_sum(self, array: np.ndarray) -> np.ndarray:
         """Sum over each cell's neighbours (the cell itself excluded)."""
         return self.window_sum(array) - array
 
     def dilate(self, mask: np.ndarray) -> np.ndarray:
-        """Cells in the closed neighbourhood of any marked cell (boolean dilation), axis by axis."""
-        out = np.array(self.core(mask), dtype=bool, copy=True)
-        for axis, n in enumerate(self.core_shape):
-            if self.torus:
-                out = out | np.roll(out, 1, axis=axis) | np.roll(out, -1, axis=axis)
-            else:
-                acc = out.copy()
-                lead = [slice(None)] * out.ndim
-                tail = [slice(None)] * out.ndim
-                lead[axis] = slice(1, None)
-                tail[axis] = slice(None, -1)
-                acc[tuple(lead)] |= out[tuple(tail)]
-                acc[tuple(tail)] |= out[tuple(lead)]
-                out = acc
-        return out.reshape(mask.shape)
+        """Cells in the closed neighbourhood of any marked cell (boolean dilation)."""
+        return self._sweep(np.asarray(mask, dtype=bool), np.logical_or)
 
     # ----------------------------------------------------------------- sparse neighbourhoods
     def closed_neighbourhood(self, flat_indices: np.ndarray) -> np.ndarray:
