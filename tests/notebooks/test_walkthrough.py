@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from browser.support import Notebook, act, board_locator  # the session fixtures are in tests/conftest.py
+from browser.support import Notebook, act  # the session fixtures are in tests/conftest.py
 
 from notebook_tools import nbgrader_meta  # noqa: E402
 
@@ -72,7 +72,7 @@ def test_new_student_writes_neighbors_and_the_board_uses_it(course, lab, page):
             notebook.run(index)
     notebook.shot("ran-everything")
     assert "NotImplementedError" in output_text(notebook, test)
-    board = board_locator(page, 1)  # the text game's board comes first, then this one
+    board = notebook.cell(board_cell).locator(".msk-board")  # the board in this cell's output
     board.locator(".msk-error").wait_for()
     assert "NotImplementedError" in board.locator(".msk-error").text_content()
 
@@ -91,7 +91,7 @@ def test_new_student_writes_neighbors_and_the_board_uses_it(course, lab, page):
 
     # 4. The board counts with the student's function: it plays, with no error.
     notebook.run(board_cell)
-    board = board_locator(page, 1)
+    board = notebook.cell(board_cell).locator(".msk-board")
     board.locator("canvas").wait_for()
     act(page, board, 0, 0)
     notebook.shot("board-plays")
