@@ -141,13 +141,13 @@ class Game:
         """
         game = cls(shape, torus=torus, reveal=reveal, first_move="any", seed=0)
         flat = game.geometry.flat_many(mines)
-        unique, first_seen, counts = np.unique(flat, return_index=True, return_counts=True)
-        if unique.size != flat.size:
+        mask = np.zeros(game.geometry.size, dtype=bool)
+        mask[flat] = True
+        if np.count_nonzero(mask) != flat.size:  # a repeat: find it (slow path, error only)
+            unique, counts = np.unique(flat, return_counts=True)
             twice = int(unique[counts > 1][0])
             raise ValueError(f"mine {list(game.geometry.unflat(twice))} is listed twice")
         game._charges = _charge_array(game.geometry, charges, flat)
-        mask = np.zeros(game.geometry.size, dtype=bool)
-        mask[flat] = True
         game._install_mines(mask)
         return game
 
