@@ -108,7 +108,7 @@ def measure(quick: bool) -> list[dict]:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
-    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, Lab, open_notebook
+    from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, Lab, open_notebook
 
     if not CHROMIUM.exists():
         raise SystemExit(f"Chromium is missing at {CHROMIUM}")
