@@ -491,21 +491,17 @@ class HyperMinesDriver(FunctionsDriver):
     def __init__(self, cls: type, shape: Sequence[int], mines: int,
                  seed: int | None = None) -> None:
         self.cls = cls
-        super().__init__(cls, lambda game, at: game.dig(at),
-                         lambda game, xray=False: game.render(xray), shape, mines, seed,
-                         name=cls.__name__)
 
-    def _dig(self, at: Coord) -> Any:
-        return call_student(f"{self.cls.__name__}.dig", self.game.dig, at)
+        def dig(game: Any, at: Coord) -> Any:
+            return game.dig(at)
 
-    def _student_view(self) -> tuple[np.ndarray, str, int | None]:
-        name = f"{self.cls.__name__}.render"
-        rendered = call_student(name, self.game.render, False)
-        try:
-            cells = _render_codes(rendered, self.shape, name)
-        except ValueError as error:
-            raise StudentCodeError(error, calling=name) from error
-        return cells, self._state(), None
+        def render(game: Any, xray: bool = False) -> Any:
+            return game.render(xray)
+
+        # Named after the student's methods, so errors say what was called.
+        dig.__name__ = f"{cls.__name__}.dig"
+        render.__name__ = f"{cls.__name__}.render"
+        super().__init__(cls, dig, render, shape, mines, seed, name=cls.__name__)
 
 
 class NewBoardDriver(StudentDriver):
