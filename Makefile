@@ -1,6 +1,8 @@
 # Two set-up commands matter: `make lab` (the main job) and `make test`.
+# `make lab` opens the student workspace (workspace/, the student versions of the notebooks, built
+# once and never overwritten); instructors open the source notebooks with `make lab-source`.
 # Everything they need is installed from here: Python packages through pyproject.toml,
-# Debian's chromium through apt when it is missing and we are root.
+# Debian's chromium and bubblewrap through apt when they are missing and we are root.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -9,13 +11,15 @@ PIP    := $(PY) -m pip
 CHROMIUM ?= /usr/bin/chromium
 PYTEST_ARGS ?=
 
-.PHONY: lab test bench release chromium clean help
+.PHONY: lab lab-source test bench release chromium bubblewrap clean help
 
 help:
-	@echo "make lab      create .venv, install the kit with JupyterLab, start JupyterLab on notebooks/"
-	@echo "make test     create .venv with the test extras, make sure Chromium is there, run the whole suite"
-	@echo "make bench    run the benchmarks in benchmarks/ and rewrite BENCHMARKS.md"
-	@echo "make release  build the student versions of the notebooks with nbgrader generate_assignment"
+	@echo "make lab         create .venv, install the kit with JupyterLab, build the student versions once"
+	@echo "                 into workspace/ (yours are never overwritten) and start JupyterLab there"
+	@echo "make lab-source  the same JupyterLab on notebooks/, the source versions with every solution (instructors)"
+	@echo "make test        create .venv with the test extras, make sure Chromium is there, run the whole suite"
+	@echo "make bench       run the benchmarks in benchmarks/ and rewrite BENCHMARKS.md"
+	@echo "make release     build the student versions of the notebooks with nbgrader generate_assignment"
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "Python 3.10 or newer is needed"'
@@ -31,7 +35,10 @@ $(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/python
 	@touch $@ $(VENV)/.installed-lab
 
 lab: $(VENV)/.installed-lab
-	$(VENV)/bin/mines lab notebooks
+	$(VENV)/bin/mines lab
+
+lab-source: $(VENV)/.installed-lab
+	$(VENV)/bin/mines lab --source
 
 chromium:
 	@if [ -x "$(CHROMIUM)" ]; then \
@@ -44,10 +51,21 @@ chromium:
 	  exit 1; \
 	fi
 
-test: $(VENV)/.installed-test chromium
+bubblewrap:
+	@if command -v bwrap >/dev/null; then \
+	  echo "bubblewrap: $$(command -v bwrap)"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "bubblewrap is missing: installing Debian's package (the grader's sandbox needs it)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
+	else \
+	  echo "bubblewrap is missing: install Debian's 'bubblewrap' package (as root: apt-get install bubblewrap)"; \
+	  exit 1; \
+	fi
+
+test: $(VENV)/.installed-test chromium bubblewrap
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-bench: $(VENV)/.installed-test chromium
+bench: $(VENV)/.installed-test chromium bubblewrap
 	$(PY) -m benchmarks
 
 release: $(VENV)/.installed-lab

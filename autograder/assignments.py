@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .sandbox import DEFAULT_DENIED, ImportPolicy, Limits
+from minesweeper_kit.sandbox import DEFAULT_DENIED, ImportPolicy, Limits
 
 __all__ = ["Assignment", "ASSIGNMENTS", "get_assignment", "instructor_dir", "seed_originals_dir",
            "notebooks_dir", "InstructorMaterialMissing"]
@@ -71,8 +71,10 @@ class Assignment:
     notebook: str                          #: source notebook stem, e.g. "04-nd-dig"
     names: tuple[str, ...]                 #: what the student defines
     allowed_imports: frozenset[str] | None = None
-    time_limit: float = 100.0              #: whole-submission budget, seconds
-    test_time_limit: float = 30.0          #: default per-test limit, seconds
+    time_limit: float = 100.0              #: whole-submission budget, CPU seconds
+    test_time_limit: float = 30.0          #: default per-test limit, CPU seconds
+    #: every per-test limit is at least this many times the reference solution's CPU time
+    limit_factor: float = 10.0
     memory_mb: int = 1024
     reference_file: str | None = None      #: instructor/reference/<file>; else notebook solutions
     file_names: tuple[str, ...] = ()       #: preferred file names inside a student's folder
@@ -87,18 +89,21 @@ class Assignment:
     def notebook_path(self) -> Path:
         return notebooks_dir() / f"{self.notebook}.ipynb"
 
-    def import_policy(self, extra_read_paths: tuple[str, ...] = ()) -> ImportPolicy:
+    def import_policy(self) -> ImportPolicy:
+        """The course rule on imports (the sandbox, not this rule, is the security boundary)."""
         kit = set() if self.kit_allowed else {"minesweeper_kit"}
         direct = frozenset({"minesweeper_kit.arena", "minesweeper_kit.bots.solver"}) if self.kit_allowed else frozenset()
-        if self.kit_allowed:
-            extra_read_paths = extra_read_paths + (str(PACKAGE_DIR.parent / "minesweeper_kit"),)
         return ImportPolicy(allowed=self.allowed_imports, label=f"the {self.id} assignment",
-                            denied=DEFAULT_DENIED | kit | self.extra_denied, direct_denied=direct,
-                            extra_read_paths=extra_read_paths)
+                            denied=DEFAULT_DENIED | kit | self.extra_denied, direct_denied=direct)
 
     def keeps_import(self, name: str) -> bool:
         """Whether a notebook's set-up import of ``name`` goes along with the solution cells."""
         return not self.import_policy().is_denied(name)
+
+    def limit_note(self) -> str:
+        """How the per-test limits were chosen, for feedback."""
+        return (f"each test's limit is at least {self.limit_factor:g} times the CPU time the reference "
+                "solution needs for it")
 
     def limits(self, memory_mb: int | None = None) -> Limits:
         return Limits(memory_mb=memory_mb or self.memory_mb, cpu_seconds=int(self.time_limit) + 20)
@@ -108,6 +113,10 @@ class Assignment:
 
 
 ASSIGNMENTS: dict[str, Assignment] = {a.id: a for a in [
+    # Project 10 names no rule on imports and hands out no template (students write minesweeper.py
+    # from the function list), so anything goes except itertools, which step 1's notebook refuses
+    # for the N-D neighbours ("`itertools` cannot be imported"). The notebook's set-up cell
+    # imports contextlib, io, os and tempfile: allowed.
     Assignment(
         id="neighbors", title="The 2-D text game and neighbours in N dimensions",
         notebook="01-neighbors",
@@ -116,21 +125,38 @@ ASSIGNMENTS: dict[str, Assignment] = {a.id: a for a in [
                "neighbors_3d", "neighbors"),
         extra_denied=frozenset({"itertools"}), file_names=("minesweeper.py",),
     ),
+    # Step 2's notebook: "`itertools` cannot be imported" (the recursion is the exercise). Its
+    # set-up cell imports contextlib, io, os and tempfile: allowed.
     Assignment(
         id="make-board", title="Recursive N-D boards", notebook="02-make-board",
         names=("make_board", "get_coords", "set_coords", "all_coords", "neighbors", "new_board"),
         extra_denied=frozenset({"itertools"}),
     ),
+    # CS455's handout sets no rule on imports; step 3's set-up cell imports contextlib, io, os,
+    # tempfile, random and sys, and its MineField cell imports random: all allowed.
     Assignment(
         id="flood-fill", title="The 2-D game with flood fill (CS455 semantics)",
         notebook="03-flood-fill", names=("MineField", "VisibleField", "flood_fill_iterative"),
+        # the 1000x1000 iterative flood: 60 s stated in the notebook, the reference needs 4.6-6.4 s
+        limit_factor=8.0,
     ),
+    # 6.009's handout forbids adding imports to lab.py, whose template begins `import sys` /
+    # `sys.setrecursionlimit(10000)` / `# NO ADDITIONAL IMPORTS` (the Fall 2018 template also
+    # ends with `import doctest` under `if __name__ == '__main__':`). Allowed: sys and doctest
+    # (the templates), contextlib, io, os and tempfile (step 4's set-up cell), and __future__,
+    # typing and collections (annotations; the reference solution uses them). itertools stays
+    # out: the handout asks students to leave it alone.
     Assignment(
         id="hypermines", title="HyperMines: the 6.009 API in N dimensions", notebook="04-nd-dig",
         names=("HyperMinesGame",),
-        allowed_imports=frozenset({"__future__", "typing", "collections", "doctest"}),
+        allowed_imports=frozenset({"sys", "doctest", "contextlib", "io", "os", "tempfile",
+                                   "__future__", "typing", "collections"}),
         reference_file="hypermines.py", file_names=("lab.py",),
     ),
+    # The tournament's rules name no imports: a bot may use numpy, the standard library and the
+    # kit's View/Move types; import_policy refuses minesweeper_kit.arena and
+    # minesweeper_kit.bots.solver by name. Step 5's set-up cell imports the arena to run games in
+    # the notebook: that one import is refused on purpose, and the solution cell does not use it.
     Assignment(
         id="bots", title="A bot graded by its win rate against the judge", notebook="05-bots",
         names=("next_move",), time_limit=300.0, test_time_limit=240.0, kit_allowed=True,

@@ -121,15 +121,20 @@ def _leaks(text: str, lines: set[str]) -> list[str]:
 
 
 def check_assignment(assignment: Assignment, *, seed: int = 1, time_limit: float | None = None,
-                     settings: dict | None = None, progress=lambda message: None) -> list[CheckResult]:
+                     settings: dict | None = None, progress=lambda message: None,
+                     isolation: str = "bwrap") -> list[CheckResult]:
     """Run the three checks; each result says what was found."""
+    from minesweeper_kit.sandbox.isolation import require
+
+    require(isolation)
     results: list[CheckResult] = []
     budget = float(time_limit or assignment.time_limit)
     reports: list[GradeReport] = []
     progress("grading the reference solution")
     try:
         reference = reference_submission(assignment)
-        report = grade_submission(assignment, reference, seed=seed, time_limit=budget, settings=settings)
+        report = grade_submission(assignment, reference, seed=seed, time_limit=budget, settings=settings,
+                                  isolation=isolation)
         reports.append(report)
         failed = [f"{t.name}: {t.output}" for t in report.tests if t.status != "passed"]
         ok = report.score == report.max_score and report.execution_time <= budget / 2 and not report.internal_errors
@@ -146,7 +151,8 @@ def check_assignment(assignment: Assignment, *, seed: int = 1, time_limit: float
     progress("grading the starter (release) version")
     try:
         starter = starter_submission(assignment)
-        report = grade_submission(assignment, starter, seed=seed, time_limit=budget, settings=settings)
+        report = grade_submission(assignment, starter, seed=seed, time_limit=budget, settings=settings,
+                                  isolation=isolation)
         reports.append(report)
         ok = report.score == 0 and not report.internal_errors
         detail = f"{report.score:g}/{report.max_score:g}" + (f"; {report.problem}" if report.problem else "")

@@ -1,4 +1,4 @@
-"""The ``autograder`` command: grade, list, check, export-gradescope."""
+"""The ``autograder`` command: grade, list, check, doctor, export-gradescope."""
 
 from __future__ import annotations
 
@@ -7,11 +7,18 @@ import os
 import sys
 from pathlib import Path
 
+from minesweeper_kit.sandbox.isolation import IsolationUnavailable
+
 from .assignments import ASSIGNMENTS, InstructorMaterialMissing, get_assignment
 
-DESCRIPTION = """Grade Minesweeper kit submissions against hidden tests, each in an isolated,
-time-limited sandbox. Student code never runs in the grader's process: only plain data comes
-back, so it cannot read the tests or forge a score."""
+DESCRIPTION = """Grade Minesweeper kit submissions against hidden tests, each in a sandbox the
+operating system isolates (bubblewrap) with limits in CPU seconds. Student code never runs in the
+grader's process: only plain data comes back, so it cannot read the tests or forge a score.
+`autograder doctor` says what isolation this machine gives."""
+
+ISOLATION_HELP = ("bwrap (default): every submission in a bubblewrap sandbox; grading stops with a "
+                  "message if this machine cannot make one. none: no isolation at all, for code you "
+                  "trust (every feedback file then says so)")
 
 
 def _positive(value: str) -> float:
@@ -39,9 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="where per-student results go (default: ./autograder-results)")
     grade.add_argument("--csv", type=Path, metavar="FILE", help="write a CSV gradebook here")
     grade.add_argument("--time-limit", type=_positive, metavar="SECONDS",
-                       help="whole-submission time budget (default: the assignment's, 100 s for most)")
+                       help="whole-submission budget in CPU seconds of the student's code (default: "
+                            "the assignment's, 100 s for most)")
     grade.add_argument("--test-time-limit", type=_positive, metavar="SECONDS",
-                       help="cap on every test's own time limit (default: the suite's limits)")
+                       help="cap on every test's own limit, in CPU seconds (default: the suite's limits)")
     grade.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
                        help="parallel workers (default: the number of cores)")
     grade.add_argument("--force", action="store_true", help="regrade students that already have results")
@@ -50,6 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--memory-mb", type=int, metavar="MB", help="memory limit of each sandbox")
     grade.add_argument("--bot-games", type=int, metavar="N",
                        help="bots assignment: games per board size (default 100)")
+    grade.add_argument("--isolation", choices=["bwrap", "none"], default="bwrap", help=ISOLATION_HELP)
+    grade.add_argument("--tournament", type=Path, metavar="DIR",
+                       help="bots assignment: after grading, play every student's bot and the judge on the "
+                            "same seeded games (sandboxed, paired) and write the ranked leaderboard to DIR "
+                            "(CSV, JSON, a self-contained HTML page); the same as `mines tournament`")
     grade.add_argument("--no-progress", action="store_true", help="no progress bar")
 
     listing = commands.add_parser("list", help="the assignments, their tests and points",
@@ -66,6 +79,13 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"which assignment ({ids})")
     check.add_argument("--seed", type=int, default=1, help="seed of the random cases")
     check.add_argument("--bot-games", type=int, metavar="N", help="bots assignment: games to play (default 100)")
+    check.add_argument("--isolation", choices=["bwrap", "none"], default="bwrap", help=ISOLATION_HELP)
+
+    commands.add_parser(
+        "doctor", help="what isolation this machine gives untrusted code, and why",
+        description="Probe this machine: is bubblewrap installed, does a sandbox really start, as root "
+                    "or in a user namespace, and which protections hold. Exit status 0 when untrusted "
+                    "code can be graded here, 1 when not (the message says how to fix it).")
 
     export = commands.add_parser(
         "export-gradescope", help="write a Gradescope autograder zip running this grader",
@@ -73,6 +93,22 @@ def build_parser() -> argparse.ArgumentParser:
                     "suite) for one assignment. Upload it as the assignment's autograder.")
     export.add_argument("--assignment", required=True, choices=list(ASSIGNMENTS), metavar="ID")
     export.add_argument("-o", "--output", type=Path, default=Path("autograder.zip"), metavar="ZIP")
+    export.add_argument("--isolation", choices=["bwrap", "none"], default="bwrap",
+                        help="bwrap (default): setup.sh installs bubblewrap and every submission runs in "
+                             "it; if Gradescope's container forbids it, the submission is not graded and "
+                             "says why. none: the container is the only boundary (the student's code could "
+                             "then read the suite shipped in it and write its own results)")
+
+    report = commands.add_parser(
+        "report", help="one HTML page and a summary over a graded batch",
+        description="Read the folder `autograder grade --results-dir` wrote and write one self-contained "
+                    "HTML page (no server or network needed): the score histogram, each test's pass rate "
+                    "worst first with its most common failure messages, time per submission and who hit a "
+                    "time limit, who failed to load and why, and every student with a link to their "
+                    "feedback. Prints a short summary.")
+    report.add_argument("results_dir", type=Path, metavar="RESULTS_DIR", help="the --results-dir of a graded batch")
+    report.add_argument("-o", "--output", type=Path, metavar="HTML",
+                        help="where to write the page (default: RESULTS_DIR/report.html)")
     return parser
 
 
@@ -87,11 +123,39 @@ def _grade(args: argparse.Namespace) -> int:
                          dask_address=args.dask, seed=args.seed, memory_mb=args.memory_mb,
                          test_time_limit=args.test_time_limit,
                          settings={"bot_games": args.bot_games} if args.bot_games else None,
-                         progress=not args.no_progress)
+                         progress=not args.no_progress, isolation=args.isolation)
     print(summary_table(result.reports))
+    if args.tournament:
+        _class_tournament(args, result.seed)
     print(f"seed {result.seed}; graded {len(result.graded)}, kept {len(result.skipped)} earlier result(s); "
           f"results in {args.results_dir}" + (f"; gradebook {args.csv}" if args.csv else ""))
     return 0
+
+
+def _class_tournament(args: argparse.Namespace, seed: int) -> None:
+    """Every graded bot (its code as graded: a notebook's kept cells, or the file) against the judge."""
+    from minesweeper_kit.tournament import leaderboard_text, run_tournament
+
+    from .submission import discover, read_submission
+
+    assignment = get_assignment(args.assignment)
+    if assignment.id != "bots":
+        raise ValueError("--tournament is for the bots assignment")
+    folder = Path(args.tournament) / "bots"
+    folder.mkdir(parents=True, exist_ok=True)
+    files = []
+    for student, path in discover(args.submissions, assignment.preferred_files()):
+        submission = read_submission(student, path, keep_import=assignment.keeps_import)
+        if submission.problem or not submission.source.strip():
+            continue
+        target = folder / f"{student}.py"
+        target.write_text(submission.source, encoding="utf-8")
+        files.append(target)
+    standings = run_tournament([*files, "reference"], games=args.bot_games or 100, seed=seed,
+                               jobs=args.jobs, dask=args.dask, results_dir=args.tournament,
+                               progress=not args.no_progress)
+    print(leaderboard_text(standings))
+    print(f"tournament: {len(files)} bot(s) and the judge; leaderboard in {args.tournament}")
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -118,26 +182,42 @@ def _check(args: argparse.Namespace) -> int:
 
     results = check_assignment(get_assignment(args.assignment), seed=args.seed,
                                settings={"bot_games": args.bot_games} if args.bot_games else None,
+                               isolation=args.isolation,
                                progress=lambda message: print(f"... {message}", flush=True))
     for result in results:
         print(f"[{'ok' if result.ok else 'FAILED'}] {result.name}: {result.detail}")
     return 0 if all(r.ok for r in results) else 1
 
 
+def _doctor(args: argparse.Namespace) -> int:
+    from minesweeper_kit.sandbox.isolation import status
+
+    found = status()
+    print(found.describe())
+    return 0 if found.available else 1
+
+
 def _export(args: argparse.Namespace) -> int:
     from .gradescope import export
 
-    path = export(args.assignment, args.output)
+    path = export(args.assignment, args.output, args.isolation)
     print(f"wrote {path}: upload it as the {args.assignment} autograder on Gradescope")
     return 0
 
 
+def _report(args: argparse.Namespace) -> int:
+    from .batch_report import report_command
+
+    return report_command(args.results_dir, args.output)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    handlers = {"grade": _grade, "list": _list, "check": _check, "export-gradescope": _export}
+    handlers = {"grade": _grade, "list": _list, "check": _check, "doctor": _doctor,
+                "export-gradescope": _export, "report": _report}
     try:
         return handlers[args.command](args)
-    except (ValueError, InstructorMaterialMissing) as error:
+    except (ValueError, InstructorMaterialMissing, IsolationUnavailable) as error:
         print(f"autograder: error: {error}", file=sys.stderr)
         return 2
 

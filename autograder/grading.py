@@ -1,8 +1,9 @@
 """Grade one submission: run the assignment's hidden pytest suite against its sandbox.
 
 The suite runs here, in the trusted process; the student's code runs in a
-:class:`~autograder.sandbox.Sandbox`. This module owns the time rules: a whole-submission
-budget, a limit per test, finished tests keep their points, tests never reached say so.
+:class:`~minesweeper_kit.sandbox.Sandbox`. This module owns the time rules: a whole-submission
+budget and a limit per test, both in CPU seconds of the student's process (so a grade does not
+depend on the machine's load), finished tests keep their points, tests never reached say so.
 """
 
 from __future__ import annotations
@@ -19,13 +20,15 @@ from typing import Any
 import pytest
 
 from .assignments import Assignment, instructor_dir, seed_originals_dir
-from .sandbox import Sandbox, SandboxError, TimeLimitExceeded
+from minesweeper_kit.sandbox import Sandbox, SandboxError, TimeLimitExceeded
 from .submission import Submission
 from .suite import Mismatch
 
 __all__ = ["TestOutcome", "GradeReport", "grade_submission", "list_tests"]
 
-NOT_REACHED = "not reached: the submission's time budget of {budget:g} s ran out before this test"
+NOT_REACHED = ("not reached: the submission's budget of {budget:g} s of CPU time ran out before "
+               "this test")
+NOT_LOADED = "not run: the submission did not load"
 
 
 @dataclass
@@ -59,6 +62,7 @@ class GradeReport:
     stderr: str = ""
     protections: list[str] = field(default_factory=list)
     internal_errors: list[str] = field(default_factory=list)  #: for the instructor only
+    isolation: str = "bwrap"         #: "bwrap", or "none" when the instructor turned it off
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -75,21 +79,23 @@ class _GradingPlugin:
 
     def __init__(self, assignment: Assignment, submission: Submission | None, seed: int,
                  budget: float, hide: list[str], memory_mb: int | None,
-                 test_time_limit: float | None = None, settings: dict | None = None):
+                 test_time_limit: float | None = None, settings: dict | None = None,
+                 isolation: str = "bwrap"):
         self.assignment, self.submission, self.run_seed = assignment, submission, seed
         self.budget = budget
         self.hide = hide
         self.memory_mb = memory_mb
         self.test_cap = test_time_limit
         self.run_settings = dict(settings or {})
+        self.isolation = isolation
         self.started = time.monotonic()
-        self.end = self.started + budget
         self.sandbox: Sandbox | None = None
         self.load_error: SandboxError | None = None
         self.outcomes: dict[str, TestOutcome] = {}
         self.order: list[str] = []
         self.internal_errors: list[str] = []
         self.test_started = 0.0
+        self.test_limits: dict[str, float] = {}
 
     # ---------------------------------------------------------------- fixtures
     @pytest.fixture(scope="session")
@@ -103,8 +109,10 @@ class _GradingPlugin:
                 self.submission.source, filename=self.submission.filename,
                 module_name=self.submission.module_name, limits=self.assignment.limits(self.memory_mb),
                 import_policy=self.assignment.import_policy(), hide=self.hide,
-                load_timeout=min(30.0, self.assignment.test_time_limit, self.test_cap or 30.0))
-            self.sandbox.set_deadline(self.deadline)
+                load_timeout=min(30.0, self.assignment.test_time_limit, self.test_cap or 30.0),
+                isolation=self.isolation, bot_kit=self.assignment.kit_allowed)
+            self.sandbox.set_budget(self.budget)
+            self.sandbox.set_window(self.test_limit or None)
             try:
                 self.sandbox.start()
             except SandboxError as error:
@@ -149,23 +157,28 @@ class _GradingPlugin:
                                                      output="not run")
             self.order.append(item.nodeid)
 
+    def cpu_used(self) -> float:
+        return self.sandbox.cpu_seconds() if self.sandbox is not None else 0.0
+
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
-        now = time.monotonic()
-        if now >= self.end:
+        if self.load_error is not None:
+            pytest.skip(NOT_LOADED)
+        if self.cpu_used() >= self.budget:
             pytest.skip(NOT_REACHED.format(budget=self.budget))
         marker = item.get_closest_marker("time_limit")
         limit = float(marker.args[0]) if marker else self.assignment.test_time_limit
         if self.test_cap is not None:
             limit = min(limit, self.test_cap)
-        self.deadline = min(self.end, now + limit)
         self.test_limit = limit
-        self.test_started = now
+        self.test_started = time.monotonic()
+        self.test_cpu_started = self.cpu_used()
+        self.test_limits[item.nodeid] = limit
         if self.sandbox is not None:
-            self.sandbox.set_deadline(self.deadline)
+            self.sandbox.set_window(limit)
 
-    deadline: float | None = None
     test_limit: float = 0.0
+    test_cpu_started: float = 0.0
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
@@ -175,7 +188,7 @@ class _GradingPlugin:
         if result is None:
             return
         if report.when == "call" or (report.when == "setup" and not report.passed):
-            result.seconds = round(time.monotonic() - self.test_started, 3)
+            result.seconds = round(self.cpu_used() - self.test_cpu_started, 2)
             if report.passed:
                 result.score, result.status, result.output = result.max_score, "passed", "passed"
             else:
@@ -189,13 +202,18 @@ class _GradingPlugin:
         error = excinfo.value
         if excinfo.errisinstance(pytest.skip.Exception):
             return str(getattr(error, "msg", error))
+        if isinstance(error, SandboxError) and self.load_error is not None and error is self.load_error:
+            return NOT_LOADED
         if isinstance(error, TimeLimitExceeded):
-            if time.monotonic() >= self.end - 0.05:
-                return (f"time limit exceeded: the submission's whole budget of {self.budget:g} s "
-                        "ran out during this test; its process was killed")
             if "loading" in str(error):
                 return str(error)
-            return f"time limit exceeded: this test's limit is {self.test_limit:g} s; the process was killed"
+            if error.kind == "wall":
+                return f"time limit exceeded: {error}"
+            if error.kind == "budget":
+                return (f"time limit exceeded: the submission's whole budget of {self.budget:g} s of CPU "
+                        "time ran out during this test; its process was killed")
+            return (f"time limit exceeded: this test may use {self.test_limit:g} s of CPU time "
+                    f"({self.assignment.limit_note()}); the process was killed")
         if isinstance(error, (Mismatch, SandboxError)):
             text = str(error)
             if self.submission is not None:
@@ -219,7 +237,8 @@ def _pytest_args(suite: Path) -> list[str]:
     return [str(suite), "-q", "-p", "no:cacheprovider", "-p", "no:unraisableexception",
             "-p", "no:threadexception", "-p", "no:faulthandler", "-p", "no:stepwise", "-p", "no:junitxml",
             "--assert=plain", "-o", "addopts=", "-o", "python_files=test_*.py",
-            "--rootdir", str(suite.parent), "-c", os.devnull, "--import-mode=importlib",
+            "--rootdir", str(suite.parent), "-c", os.devnull, "--noconftest",
+            "--confcutdir", str(suite.parent), "--import-mode=importlib",
             "-W", "ignore::pytest.PytestAssertRewriteWarning", "--no-header", "--tb=no"]
 
 
@@ -271,15 +290,17 @@ def default_hide() -> list[str]:
 def grade_submission(assignment: Assignment, submission: Submission, *, seed: int,
                      time_limit: float | None = None, hide: list[str] | None = None,
                      memory_mb: int | None = None, test_time_limit: float | None = None,
-                     settings: dict | None = None) -> GradeReport:
+                     settings: dict | None = None, isolation: str = "bwrap") -> GradeReport:
     """Run the hidden suite on one submission and return its :class:`GradeReport`.
 
-    ``time_limit`` is the whole-submission budget; ``test_time_limit`` caps every test's own
-    limit (the suite's markers and the assignment's default)."""
+    ``time_limit`` is the whole-submission budget and ``test_time_limit`` caps every test's own
+    limit (the suite's markers and the assignment's default), all in CPU seconds of the
+    student's process. ``isolation`` is ``"bwrap"`` or ``"none"`` (trusted code only)."""
     started = time.monotonic()
     budget = float(time_limit or assignment.time_limit)
     hide = list(hide or []) + default_hide()
-    plugin = _GradingPlugin(assignment, submission, seed, budget, hide, memory_mb, test_time_limit, settings)
+    plugin = _GradingPlugin(assignment, submission, seed, budget, hide, memory_mb, test_time_limit, settings,
+                            isolation)
     if submission.problem:
         tests = list_tests(assignment)
         for test in tests:
@@ -300,4 +321,4 @@ def grade_submission(assignment: Assignment, submission: Submission, *, seed: in
         score=round(sum(t.score for t in tests), 4), max_score=sum(t.max_score for t in tests),
         execution_time=round(time.monotonic() - started, 3), seed=seed, tests=tests,
         submission=submission.describe(), problem=problem, stdout=stdout, stderr=stderr,
-        protections=protections, internal_errors=plugin.internal_errors)
+        protections=protections, internal_errors=plugin.internal_errors, isolation=isolation)

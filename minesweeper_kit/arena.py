@@ -296,26 +296,24 @@ def _clip(text: str, limit: int = 300) -> str:
 
 
 class SandboxRunner:
-    """Runs an untrusted bot file in the autograder's sandbox, one child process for many games.
+    """Runs an untrusted bot file in the kit's sandbox (the grader's), one child for many games.
 
     Only JSON crosses: the view goes in, ``["dig"|"flag", [coords]]`` comes out and is validated
-    here. Each move has `move_timeout` seconds; a hang, a crash or a killed child loses the game.
+    here. Each move has `move_timeout` CPU seconds; a hang, a crash or a killed child loses the
+    game. The bot sees the kit's `View`/`Move` modules and nothing that plays
+    (:mod:`minesweeper_kit.sandbox.botkit`).
     """
 
     def __init__(self, bot: str | os.PathLike, move_timeout: float) -> None:
-        from autograder.sandbox import ImportPolicy, Limits, LoadError, Sandbox, SandboxError
+        from .sandbox import ImportPolicy, Limits, LoadError, Sandbox, SandboxError
 
         self._errors = (LoadError, SandboxError)
-        name = str(bot)
-        if name in BUILTIN_BOTS:
-            source = f"from minesweeper_kit.arena import load_bot\n\ndef make_bot():\n    return load_bot({name!r})\n"
-        else:
-            source = Path(name).read_text(encoding="utf-8")
-        kit = str(Path(__file__).resolve().parent)
+        source = Path(bot).read_text(encoding="utf-8")
         self.move_timeout = move_timeout
         self.box = Sandbox(source + DRIVER_SOURCE, filename="bot.py", module_name="bot",
-                           limits=Limits(cpu_seconds=3600, memory_mb=2048),
-                           import_policy=ImportPolicy(label="the arena", extra_read_paths=(kit,)))
+                           limits=Limits(cpu_seconds=3600, memory_mb=2048), bot_kit=True,
+                           import_policy=ImportPolicy(label="the arena", direct_denied=frozenset(
+                               {"minesweeper_kit.arena", "minesweeper_kit.bots.solver"})))
         try:
             self.box.start()
         except self._errors as error:
@@ -343,17 +341,19 @@ class SandboxRunner:
 
 
 def _sandbox_failure(error: Exception, timeout: float | None = None) -> tuple[str, str]:
-    from autograder.sandbox import StudentError, TimeLimitExceeded
+    from .sandbox import StudentError, TimeLimitExceeded
 
     if isinstance(error, TimeLimitExceeded):
-        return "timeout", f"no move within {timeout:g} s" if timeout else _clip(str(error))
+        return "timeout", f"no move within {timeout:g} s of CPU time" if timeout else _clip(str(error))
     if isinstance(error, StudentError) and error.type_name == "IllegalMove":
         return "illegal", _clip(error.message)
     return "crash", _clip(str(error), 2000)
 
 
 def make_runner(bot: Any, sandboxed: bool, move_timeout: float) -> Any:
-    return SandboxRunner(bot, move_timeout) if sandboxed else LocalRunner(bot)
+    """A sandbox for a bot file; the kit's own bots (trusted) and objects play in-process."""
+    builtin = isinstance(bot, str) and bot in BUILTIN_BOTS
+    return SandboxRunner(bot, move_timeout) if sandboxed and not builtin else LocalRunner(bot)
 
 
 # ---------------------------------------------------------------------- one game
@@ -478,7 +478,7 @@ def play_games(
     """Play `games` seeded games and return every record with the statistics.
 
     `bot`: a bot object, a bot class or factory, a path to a bot file or a built-in name (see
-    `load_bot`). `sandboxed` runs it in the autograder's sandbox with `move_timeout` seconds per
+    `load_bot`). `sandboxed` runs it in the kit's sandbox with `move_timeout` CPU seconds per
     move (a file or name only). `jobs` worker processes share the games; `dask` (a scheduler
     address or a `distributed.Client`) sends them to a dask cluster instead. `log_dir` receives
     each game's JSON-lines log and `sweepmine.out`, and a `games.jsonl` summary.
@@ -598,7 +598,7 @@ def register(subparsers: Any) -> None:
         "interval, or (--sweepmine) the six Sweepmine.TM subtasks with their scores S(P/Q). "
         "BOT is a Python file (make_bot(), next_move(view), a Sweepmine next_move(R, C, N, grid, "
         "charge, T), a ...Player class with take_turn(state), or take_turn(state)) or a built-in "
-        "bot: reference, baseline, random. Files run in the autograder's sandbox unless --trusted.",
+        "bot: reference, baseline, random. Files run in the kit's bubblewrap sandbox unless --trusted.",
     )
     parser.add_argument("bot", metavar="BOT", help="bot file, or 'reference' / 'baseline' / 'random'")
     what = parser.add_mutually_exclusive_group()

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+
+# Every sandbox this session starts carries this tag, so the survivor checks below see this
+# session's sandboxes only, never another run's on the same machine.
+os.environ.setdefault("MINESWEEPER_SANDBOX_TAG", f"tests-{os.getpid()}")
 
 from autograder.assignments import instructor_dir
 from grader_testkit import sandbox_processes

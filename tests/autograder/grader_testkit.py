@@ -5,11 +5,24 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-CHILD_MARK = "_sandbox_child.py"
+CHILD_MARK = "/sandbox/runtime/child.py"
+from minesweeper_kit.sandbox.isolation import UID_BASE, UID_SLOTS  # noqa: E402
+
+
+def _tagged(entry: Path) -> bool:
+    """Whether a process carries this test session's sandbox tag (see tests/autograder/conftest.py);
+    other sandboxes on the machine (another grader, another test run) are not this session's."""
+    tag = os.environ.get("MINESWEEPER_SANDBOX_TAG")
+    if not tag:
+        return True
+    try:
+        return f"MINESWEEPER_SANDBOX_TAG={tag}".encode() in (entry / "environ").read_bytes().split(b"\0")
+    except OSError:
+        return True
 
 
 def sandbox_processes() -> list[str]:
-    """Command lines of every live sandbox child or process of the unprivileged user."""
+    """Command lines of every live sandbox process (bubblewrap or the child) of this test session."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -24,7 +37,7 @@ def sandbox_processes() -> list[str]:
             continue
         if state == "Z":
             continue
-        if CHILD_MARK in cmdline or (os.geteuid() == 0 and uid == 65534):
+        if (CHILD_MARK in cmdline or UID_BASE <= uid < UID_BASE + UID_SLOTS) and _tagged(entry):
             found.append(f"{entry.name}: {cmdline[:120]}")
     return found
 

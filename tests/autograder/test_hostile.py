@@ -27,8 +27,8 @@ SUITE = get_assignment("hypermines").suite_path
 BUDGET, TEST_LIMIT, MEMORY_MB = 10.0, 3.0, 256
 
 
-# The hypermines import policy refuses `import os`; a hostile submission reaches the modules
-# anyway through the interpreter's object graph, so the battery tests the sandbox itself.
+# A hostile submission reaches any module through the interpreter's object graph, whatever the
+# import rule says, so the battery tests the sandbox itself.
 ESCAPE = (
     "_g = next(c for c in ().__class__.__base__.__subclasses__() if c.__name__ == '_wrap_close')"
     ".__init__.__globals__\n_sys = _g['sys']\n_os = _sys.modules['os']\n_signal = _sys.modules['signal']\n"
@@ -63,8 +63,8 @@ CASES = [
     Case("fork_bomb", ESCAPE + "while True:\n    _os.fork()\n", message="creating processes"),
     Case("ignore_sigterm_and_sleep", ESCAPE + patch(
         "dig", "_signal.signal(_signal.SIGTERM, _signal.SIG_IGN)\n_signal.signal(_signal.SIGINT, _signal.SIG_IGN)\n"
-        "while True:\n    _signal.pause()"), passes=BEFORE_DIG | {"test_render"},
-         message=("time limit exceeded: this test's limit is 3 s", "budget of 10 s ran out", "not reached")),
+        "while True:\n    _signal.pause()"), passes=CONSTRUCT_ONLY | {"test_render"},
+         message="used no CPU time for 5 s"),
     Case("gigabyte_of_prints", "for _ in range(1000):\n    print('x' * 10**6)\n",
          passes=NO_RENDER | {"test_render", "test_integration_4d", "test_integration_6d", "test_integration_5d",
                              "test_edges", "test_random_games"}),
@@ -77,13 +77,14 @@ CASES = [
     Case("always_equal_objects", "class _Same:\n    def __eq__(self, other):\n        return True\n"
          "    __hash__ = object.__hash__\n" + patch("render", "return _Same()"), passes=NO_RENDER,
          message="expected a list, got a _Same object"),
-    Case("read_the_suite", f"_stolen = open({str(SUITE)!r}).read()\n", message="not allowed in the grader's sandbox"),
-    Case("read_outside_folder", "_secret = open('/etc/shadow').read()\n", message="outside the sandbox's folder"),
+    # The sandbox shows none of these paths: the kernel answers that they do not exist.
+    Case("read_the_suite", f"_stolen = open({str(SUITE)!r}).read()\n", message="No such file or directory"),
+    Case("read_outside_folder", "_secret = open('/etc/shadow').read()\n", message="No such file or directory"),
     Case("write_results_folder", "open('{results}/reference/results.json', 'w').write('{{\"score\": 100}}')\n",
-         message="only the working folder is writable"),
+         message=("could not be loaded", "No such file or directory")),
     Case("delete_results_folder", ESCAPE + "_os.remove('{results}/reference/results.json')\n",
-         message="outside the sandbox's folder"),
-    Case("list_instructor_folder", ESCAPE + f"_os.listdir({str(SUITE.parent)!r})\n", message="outside the sandbox's folder"),
+         message="No such file or directory"),
+    Case("list_instructor_folder", ESCAPE + f"_os.listdir({str(SUITE.parent)!r})\n", message="No such file or directory"),
     Case("socket_through_importlib", ESCAPE + "_sys.modules['importlib'].import_module('socket')\n",
          message="import of 'socket' is not allowed"),
     Case("socket", "import socket\n", message="import of 'socket' is not allowed"),
@@ -99,10 +100,10 @@ CASES = [
                              "test_edges", "test_random_games"}),
     Case("monkeypatch_builtins", ESCAPE + "__builtins__.isinstance = lambda *a: True\n"
          "__builtins__.len = lambda *a: 0\n_sys.modules['json'].dumps = lambda *a, **k: '{{\"ok\": true, \"value\": 20}}'\n",
-         message="does not define HyperMinesGame"),
+         message="the submission could not be loaded"),
     Case("signal_tampering", ESCAPE + "for _s in (_signal.SIGTERM, _signal.SIGINT, _signal.SIGALRM, _signal.SIGXCPU):\n"
          "    _signal.signal(_s, _signal.SIG_IGN)\n" + patch("dig", "while True:\n    pass"),
-         passes=BEFORE_DIG | {"test_render"}, message=("time limit exceeded", "not reached")),
+         passes=BEFORE_DIG | {"test_render"}, message=("this test may use 3 s of CPU time", "not reached")),
     Case("syntax_error", "def broken(:\n    pass\n", whole=True, message="SyntaxError"),
     Case("missing_names", "def something_else():\n    return 1\n", whole=True,
          message="your code does not define HyperMinesGame"),

@@ -8,7 +8,8 @@ import time
 import pytest
 
 from autograder.assignments import get_assignment
-from autograder.sandbox import (ChildDied, Handle, ImportPolicy, Limits, LoadError, ResultError, Sandbox,
+from minesweeper_kit.sandbox.isolation import UID_BASE, UID_SLOTS
+from minesweeper_kit.sandbox import (ChildDied, Handle, ImportPolicy, Limits, LoadError, ResultError, Sandbox,
                                 StudentError, TimeLimitExceeded)
 
 SMALL = Limits(memory_mb=256, cpu_seconds=30)
@@ -101,9 +102,10 @@ def test_a_runaway_call_is_killed_and_the_next_call_restarts(box):
     thing = box.call("Thing", 1)
     first_pid = box.pid
     started = time.monotonic()
-    with pytest.raises(TimeLimitExceeded, match="time limit exceeded"):
+    with pytest.raises(TimeLimitExceeded, match="CPU time limit of 0.5 s exceeded") as raised:
         box.call("spin", timeout=0.5)
-    assert time.monotonic() - started < 5
+    assert raised.value.kind == "cpu"
+    assert time.monotonic() - started < 60  # the wall-clock guard (10 x 0.5 + 10 s) never fired first
     assert not box.alive
     assert box.call("plain")[0] == 1
     assert box.pid != first_pid and box.restarts == 1
@@ -111,10 +113,47 @@ def test_a_runaway_call_is_killed_and_the_next_call_restarts(box):
         box.get_attr(thing, "size")
 
 
-def test_deadline_clips_every_call(box):
-    box.set_deadline(time.monotonic() + 0.3)
-    with pytest.raises(TimeLimitExceeded):
+def test_the_budget_clips_every_call(box):
+    box.set_budget(0.3)
+    with pytest.raises(TimeLimitExceeded, match="CPU time limit of 0.3 s") as raised:
         box.call("spin", timeout=30)
+    assert raised.value.kind == "budget"
+    assert box.cpu_seconds() >= 0.3
+
+
+def test_sleeping_code_meets_the_wall_clock_guard(no_survivors):
+    with Sandbox("import time\ndef nap():\n    time.sleep(600)\n", idle_seconds=1.0) as sandbox:
+        started = time.monotonic()
+        with pytest.raises(TimeLimitExceeded, match="used no CPU time for 1 s") as raised:
+            sandbox.call("nap", timeout=30)
+        assert raised.value.kind == "wall"
+        assert time.monotonic() - started < 300  # long before the absolute guard (310 s)
+        assert sandbox.cpu_seconds() < 1
+
+
+def test_the_absolute_wall_clock_guard_stops_a_call_that_trickles(no_survivors):
+    # a little CPU now and then keeps the idle guard quiet; the absolute guard still stops it
+    source = "import time\ndef trickle():\n    while True:\n        sum(range(200000))\n        time.sleep(0.2)\n"
+    with Sandbox(source, wall_factor=1.0, wall_slack=1.0, idle_seconds=60) as sandbox:
+        with pytest.raises(TimeLimitExceeded, match="no answer within 3 s") as raised:
+            sandbox.call("trickle", timeout=2)
+        assert raised.value.kind == "wall"
+
+
+def test_cpu_time_counts_every_process_of_the_sandbox(no_survivors):
+    source = ("import os\n"
+              "def burn_in_child():\n"
+              "    pid = os.fork()\n"
+              "    if pid == 0:\n"
+              "        x = 0\n"
+              "        while True:\n"
+              "            x += 1\n"
+              "    import time\n"
+              "    time.sleep(30)\n")
+    with Sandbox(source, audit=False, import_policy=ImportPolicy(denied=frozenset())) as sandbox:
+        with pytest.raises(TimeLimitExceeded, match="CPU time limit of 1 s") as raised:
+            sandbox.call("burn_in_child", timeout=1.0)
+        assert raised.value.kind == "cpu"
 
 
 def test_results_that_are_not_plain_enough_are_refused(box):
@@ -156,7 +195,7 @@ def test_bad_limits_are_a_value_error():
 
 
 # The operating-system layers, tested with the audit hook switched off so that only they stand
-# between the submission and the machine. They need root, as on the grading machine and in CI.
+# between the submission and the machine. The red-team suite (tests/redteam) goes further.
 
 HOSTILE_OS = '''
 import os, socket, sys, time
@@ -202,31 +241,31 @@ def write_results(path):
 
 @pytest.fixture
 def bare(no_survivors, tmp_path):
-    assert os.geteuid() == 0, "the operating-system protections are tested as root (as the grader runs)"
     suite = get_assignment("hypermines").suite_path
-    with Sandbox(HOSTILE_OS, audit=False, hide=[suite.parent], import_policy=ImportPolicy(denied=frozenset()),
-                 limits=Limits(memory_mb=256, processes=40,
-                 cpu_seconds=30)) as sandbox:
+    with Sandbox(HOSTILE_OS, audit=False, import_policy=ImportPolicy(denied=frozenset()),
+                 limits=Limits(memory_mb=256, processes=12, cpu_seconds=30)) as sandbox:
         yield sandbox, suite
 
 
 def test_os_layers_run_unprivileged_in_a_fresh_folder(bare):
     box, _ = bare
-    assert {"namespaces", "unprivileged"} <= set(box.protections)
+    assert box.protections[0].startswith("bwrap")
     assert "audit-hook" not in box.protections
     uid, gid, cwd = box.call("whoami")
-    assert (uid, gid) == (65534, 65534) and cwd.startswith("/") and cwd.endswith("/work")
+    assert cwd == "/sandbox/work"
+    if os.geteuid() == 0:
+        assert UID_BASE <= uid < UID_BASE + UID_SLOTS and gid == uid
 
 
 def test_os_layers_hide_the_suite(bare):
     box, suite = bare
-    with pytest.raises(StudentError, match="PermissionError|FileNotFoundError"):
+    with pytest.raises(StudentError, match="FileNotFoundError"):
         box.call("read", str(suite))
 
 
 def test_os_layers_have_no_network(bare):
     box, _ = bare
-    with pytest.raises(StudentError, match="OSError|unreachable"):
+    with pytest.raises(StudentError, match="OSError|unreachable|refused"):
         box.call("connect", timeout=10)
 
 
@@ -234,8 +273,7 @@ def test_os_layers_protect_the_results_folder(bare, tmp_path):
     box, _ = bare
     target = tmp_path / "results.json"
     target.write_text("{}")
-    os.chmod(tmp_path, 0o755)
-    with pytest.raises(StudentError, match="PermissionError"):
+    with pytest.raises(StudentError, match="FileNotFoundError|PermissionError|OSError"):
         box.call("write_results", str(target))
     assert target.read_text() == "{}"
 
@@ -244,5 +282,37 @@ def test_os_layers_limit_processes_and_kill_daemons(bare):
     box, _ = bare
     assert box.call("daemon", timeout=10) == "forked"
     stopped, children, _ = box.call("fork_bomb", timeout=20)
-    assert stopped == "stopped" and children < 40
+    assert stopped == "stopped" and children < 12
     # the no_survivors fixture checks that the daemon and the children die with the sandbox
+
+
+def test_forked_processes_share_one_memory_limit(no_survivors):
+    """Three processes of 200 MB each stay within a per-process limit of 256 MB, but not within the
+    sandbox's limit as a whole, where the machine lets the grader set one (root, cgroup memory)."""
+    from minesweeper_kit.sandbox.isolation import MemoryCgroup
+
+    source = ("import os, time\n"
+              "def hoard():\n"
+              "    for _ in range(2):\n"
+              "        if os.fork() == 0:\n"
+              "            block = b'x' * (200 * 1024 * 1024)\n"
+              "            time.sleep(600)\n"
+              "    block = b'x' * (200 * 1024 * 1024)\n"
+              "    time.sleep(3)\n"
+              "    return 'all three alive'\n")
+    with Sandbox(source, audit=False, import_policy=ImportPolicy(denied=frozenset()),
+                 limits=Limits(memory_mb=256, processes=8, disk_mb=16)) as box:
+        if MemoryCgroup.base() is None:
+            assert box.call("hoard", timeout=30) == "all three alive"  # the documented gap
+        else:
+            with pytest.raises(ChildDied, match="memory limit of 256 MB"):
+                box.call("hoard", timeout=30)
+
+
+def test_a_window_limits_every_call_of_one_test(box):
+    box.set_window(0.4)
+    with pytest.raises(TimeLimitExceeded, match="CPU time limit of 0.4 s") as raised:
+        box.call("spin", timeout=30)
+    assert raised.value.kind == "cpu"
+    box.set_window(None)
+    assert box.call("plain")[0] == 1

@@ -91,10 +91,40 @@ def test_a_crashing_bot_in_parallel_workers_still_completes_the_run(tmp_path):
     assert set(result.reasons) <= {"crash", "mine", "won"} and "crash" in result.reasons
 
 
+FIRST_COVERED_BOT = """
+from minesweeper_kit.bots import UNKNOWN, Move
+
+
+def next_move(view):
+    grid = view.grid
+    for index, value in enumerate(grid.flat):
+        if value == UNKNOWN:
+            cell = tuple(int(i) for i in __import__("numpy").unravel_index(index, grid.shape))
+            return Move.dig(*cell)
+"""
+
+
 def test_a_well_behaved_sandboxed_bot_plays_normally(tmp_path):
-    path = tmp_path / "solver.py"
-    path.write_text("from minesweeper_kit.bots import ReferenceSolver\n\ndef make_bot():\n    return ReferenceSolver()\n")
+    path = tmp_path / "first_covered.py"
+    path.write_text(FIRST_COVERED_BOT)
     sandboxed = play_games(path, Rules.preset("beginner"), 3, seed=8, sandboxed=True, progress=False)
     trusted = play_games(path, Rules.preset("beginner"), 3, seed=8, progress=False)
-    assert [(r.won, r.moves) for r in sandboxed.records] == [(r.won, r.moves) for r in trusted.records]
+    assert [(r.won, r.moves, r.reason) for r in sandboxed.records] == [(r.won, r.moves, r.reason) for r in trusted.records]
     assert set(sandboxed.reasons) <= {"won", "mine"}
+
+
+@pytest.mark.parametrize("reach", [
+    "from minesweeper_kit.bots import ReferenceSolver",
+    "from minesweeper_kit.bots.solver import ReferenceSolver",
+    "import importlib; ReferenceSolver = importlib.import_module('minesweeper_kit.bots.solver').ReferenceSolver",
+    "from minesweeper_kit.arena import load_bot; ReferenceSolver = lambda: load_bot('reference')",
+    "import runpy; ReferenceSolver = runpy.run_path(__import__('minesweeper_kit').__file__.rsplit('/', 1)[0]"
+    " + '/bots/solver.py')['ReferenceSolver']",
+])
+def test_no_import_path_reaches_the_judge_from_the_sandbox(tmp_path, reach):
+    path = tmp_path / "borrowed.py"
+    path.write_text(f"{reach}\n\ndef make_bot():\n    return ReferenceSolver()\n")
+    result = play_games(path, Rules.preset("beginner"), 2, seed=8, sandboxed=True, progress=False)
+    assert result.reasons == {"crash": 2}
+    assert all(("ImportError" in r.detail or "ModuleNotFoundError" in r.detail or "FileNotFoundError" in r.detail)
+               for r in result.records), [r.detail for r in result.records]

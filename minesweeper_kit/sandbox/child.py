@@ -1,33 +1,35 @@
-"""The child side of :mod:`autograder.sandbox`: runs untrusted code behind a pipe.
+"""The child side of the sandbox: runs untrusted code behind a pipe, inside bubblewrap.
 
-This file is started as a script (``python -I -B _sandbox_child.py REQ_FD RESP_FD``) and
-imports only the standard library. It isolates itself (namespaces and an unprivileged user
-when started as root, resource limits, an audit hook, an import guard), loads the
-submission, then answers requests. Only JSON goes back: numbers, strings, booleans, lists,
-dicts with string keys and None; every other object stays here behind a numbered handle.
-Nothing it sends is trusted by the grader, which parses it as plain JSON and nothing more.
+Started as a script (``python -I -S -B child.py REQ_FD RESP_FD``) from a read-only runtime folder,
+after the operating system has isolated it (see ``isolation.py``). It imports only the standard
+library and its two neighbours, ``protocol`` and ``policy``. It lowers its resource limits,
+installs the import rule and a friendly audit hook (advice with clear messages, not the
+boundary), loads the submission, then answers requests. Only JSON goes back: numbers, strings,
+booleans, lists, dicts with string keys and None; every other object stays here behind a
+numbered handle.
 """
 
+import base64
 import builtins
 import io
 import json
 import os
 import resource
 import signal
-import struct
 import sys
 import traceback
 import types
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import keyrings  # noqa: E402 - the runtime folder is on the path only now
+import policy  # noqa: E402
+import protocol  # noqa: E402
 
 # Aliases taken before student code runs, so a student who patches builtins cannot
 # change how this runner serialises its answers.
 _type, _len, _isinstance, _str, _repr, _id = type, len, isinstance, str, repr, id
 _PLAIN_SCALARS = (int, float, str, bool, type(None))
-_HEADER = struct.Struct(">I")
-
-CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x20000000, 0x40000000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 16384, 1 << 18
-PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG = 38, 1
 
 
 class _RawReply:
@@ -44,33 +46,19 @@ class ResultProblem(Exception):
 
 
 class Channel:
-    """Length-prefixed JSON messages over two pipe file descriptors."""
+    """Length-prefixed JSON messages over two pipe file descriptors (see ``protocol``)."""
 
     def __init__(self, read_fd, write_fd):
         self.read_fd, self.write_fd = read_fd, write_fd
 
-    def _read_exactly(self, n):
-        chunks, got = [], 0
-        while got < n:
-            chunk = os.read(self.read_fd, min(n - got, 1 << 20))
-            if not chunk:
-                raise EOFError("grader closed the channel")
-            chunks.append(chunk)
-            got += _len(chunk)
-        return b"".join(chunks)
-
     def receive(self):
-        (size,) = _HEADER.unpack(self._read_exactly(_HEADER.size))
-        return json.loads(self._read_exactly(size).decode("utf-8"))
+        return protocol.read_message(self.read_fd)
 
     def send(self, message):
-        self.send_bytes(json.dumps(message, separators=(",", ":")).encode("utf-8"))
+        protocol.write_all(self.write_fd, protocol.encode(message))
 
     def send_bytes(self, data):
-        view = memoryview(_HEADER.pack(_len(data)) + data)
-        while view:
-            written = os.write(self.write_fd, view)
-            view = view[written:]
+        protocol.write_all(self.write_fd, protocol.frame(data))
 
 
 class CappedStream(io.TextIOBase):
@@ -125,90 +113,11 @@ class MemoryStream(CappedStream):
         return "".join(self.parts)
 
 
-# ----------------------------------------------------------------------------- isolation
-
-
-def _libc():
-    import ctypes
-
-    return ctypes.CDLL(None, use_errno=True)
-
-
-def isolate_as_root(config):
-    """New network, mount and PID namespaces; hidden paths covered by empty tmpfs mounts.
-
-    Returns True in the process that goes on to run the submission. The process that called
-    it becomes a waiter that exits with the worker's status, so a kill of the process group
-    or of the namespace's first process takes every descendant with it.
-    """
-    libc = _libc()
-    done = []
-    if libc.unshare(CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWPID) == 0:
-        done.append("namespaces")
-        libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None)
-        expose_python(libc, config)
-        keep = [config["workdir"]] + [os.path.realpath(p) for p in (sys.base_prefix, sys.prefix)]
-        for path in config.get("hide", []):
-            if any(k == path or k.startswith(path.rstrip("/") + "/") for k in keep):
-                continue  # hiding it would hide the sandbox itself; the audit hook still refuses it
-            if os.path.isdir(path):
-                libc.mount(b"tmpfs", path.encode(), b"tmpfs",
-                           MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, b"size=4k,mode=000")
-            elif os.path.exists(path):
-                libc.mount(b"/dev/null", path.encode(), None, 4096, None)  # MS_BIND
-        # Two forks: the first child is the namespace's init (pid 1); it waits for the
-        # worker (pid 2), which runs the submission and dies of its own signals normally.
-        for _ in range(2):
-            pid = os.fork()
-            if pid:
-                os.close(config["req_fd"])
-                os.close(config["resp_fd"])
-                _, status = os.waitpid(pid, 0)
-                if os.WIFSIGNALED(status):
-                    os._exit(128 + os.WTERMSIG(status))
-                os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None) == 0:
-            done.append("proc")
-    return done
-
-
-def _traversable(path):
-    try:
-        return bool(os.stat(path).st_mode & 0o001)
-    except OSError:
-        return False
-
-
-def expose_python(libc, config):
-    """Make the Python installation reachable for the unprivileged user.
-
-    When Python lives under a folder others cannot enter (``/root/.pyenv``), that folder is
-    replaced, in this mount namespace only, by an empty tmpfs holding just the installation.
-    """
-    roots = sorted({os.path.realpath(p) for p in (sys.base_prefix, sys.prefix, sys.exec_prefix)})
-    plans = []
-    for root in roots:
-        parts = root.strip("/").split("/")
-        ancestors = ["/" + "/".join(parts[: i + 1]) for i in range(len(parts))]
-        blocked = next((a for a in ancestors[:-1] if not _traversable(a)), None)
-        if blocked:
-            plans.append((root, blocked))
-    MS_BIND = 4096
-    staged = []
-    for number, (root, blocked) in enumerate(plans):
-        stage = os.path.join(config["stage"], str(number))
-        os.makedirs(stage, exist_ok=True)
-        if libc.mount(root.encode(), stage.encode(), None, MS_BIND | MS_REC, None) == 0:
-            staged.append((root, blocked, stage))
-    for blocked in sorted({b for _, b, _ in staged}):
-        libc.mount(b"tmpfs", blocked.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, b"size=64k,mode=755")
-    for root, blocked, stage in staged:
-        os.makedirs(root, mode=0o755, exist_ok=True)
-        libc.mount(stage.encode(), root.encode(), None, MS_BIND | MS_REC, None)
+# ----------------------------------------------------------------------------- limits
 
 
 def set_limits(limits):
+    """Lower every limit to the configured value (soft and hard, so it cannot be raised)."""
     def lower(which, value):
         soft, hard = resource.getrlimit(which)
         if hard != resource.RLIM_INFINITY:
@@ -221,29 +130,18 @@ def set_limits(limits):
     lower(resource.RLIMIT_FSIZE, limits["file_size_mb"] * mib)
     lower(resource.RLIMIT_NOFILE, limits["open_files"])
     lower(resource.RLIMIT_CORE, 0)
-    if os.geteuid() == 0 or limits.get("limit_processes_unprivileged"):
-        lower(resource.RLIMIT_NPROC, limits["processes"])
-
-
-def drop_privileges(config):
-    if os.geteuid() != 0:
-        return False
-    uid, gid = config["uid"], config["gid"]
-    os.setgroups([])
-    os.setgid(gid)
-    os.setuid(uid)
-    try:
-        _libc().prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-    except OSError:
-        pass
-    return True
+    lower(resource.RLIMIT_NPROC, limits["processes"])
 
 
 # ----------------------------------------------------------------------------- policy
 
 
 class Guard:
-    """The audit hook and the import guard: refusals become ordinary Python exceptions."""
+    """The import rule and a friendly audit hook: refusals become ordinary Python exceptions.
+
+    Code that switches this off gains nothing: the operating system, not this hook, keeps the
+    child away from the network, other processes and every file it was not shown.
+    """
 
     REFUSED_EVENTS = {
         "os.system": "running shell commands",
@@ -261,49 +159,13 @@ class Guard:
         "ctypes.dlopen": "loading native libraries",
         "ctypes.dlsym": "loading native libraries",
         "ctypes.call_function": "calling native code",
-        "os.setuid": "changing user",
-        "os.chroot": "changing the root folder",
-        "mount": "mounting file systems",
     }
-    PATH_EVENTS = {"os.remove", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.truncate",
-                   "os.utime", "os.link", "os.symlink", "os.rename", "shutil.rmtree",
-                   "shutil.copyfile", "shutil.copytree", "shutil.move", "os.chflags"}
-    LIST_EVENTS = {"os.listdir", "os.scandir", "glob.glob", "os.walk"}
+    WRITABLE = ("/sandbox/work", "/tmp")
 
     def __init__(self, config):
-        self.workdir = os.path.realpath(config["workdir"])
-        roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
-        roots.update(p for p in sys.path if p and os.path.isdir(p) and "site-packages" not in p)
-        roots.update(config["policy"].get("extra_read_paths", []))
-        self.read_roots = sorted({os.path.realpath(r) for r in roots if r} - {"/"})
-        self.read_files = {"/dev/null", "/dev/urandom", "/dev/zero"}
-        self.allowed = config["policy"].get("allowed")
-        self.allowed = None if self.allowed is None else frozenset(self.allowed)
-        self.denied = frozenset(config["policy"].get("denied", []))
-        self.direct_denied = frozenset(config["policy"].get("direct_denied", []))
-        self.label = config["policy"].get("label", "this assignment")
+        self.policy = policy.ImportPolicy.from_json(config["policy"])
         self.active = False
         self.student_files = set()
-
-    @staticmethod
-    def _inside(path, root):
-        return path == root or path.startswith(root.rstrip("/") + "/")
-
-    def _real(self, path):
-        if _isinstance(path, int):
-            return None
-        try:
-            path = os.fsdecode(os.fspath(path))
-        except TypeError:
-            return None
-        return os.path.realpath(os.path.join(self.workdir, path) if not os.path.isabs(path) else path)
-
-    def may_read(self, real):
-        if real in self.read_files or self._inside(real, self.workdir):
-            return True
-        if real.endswith(".pth") or real.endswith(".egg-link"):
-            return False
-        return any(self._inside(real, root) for root in self.read_roots)
 
     def refuse(self, what):
         raise PermissionError(f"not allowed in the grader's sandbox: {what}")
@@ -317,33 +179,16 @@ class Guard:
             self.refuse("network access")
         if event == "open":
             path, mode, flags = (list(args) + [None, None, None])[:3]
-            real = self._real(path)
-            if real is None:
-                return
-            writing = False
-            if _isinstance(mode, str):
-                writing = any(c in mode for c in "wax+")
-            if _isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND):
-                writing = True
-            if writing and not self._inside(real, self.workdir):
-                self.refuse(f"writing {path!s} (only the working folder is writable)")
-            if not self.may_read(real):
-                self.refuse(f"opening {path!s} (outside the sandbox's folder)")
-        elif event in self.PATH_EVENTS:
-            for item in args:
-                if _isinstance(item, (str, bytes)) or hasattr(item, "__fspath__"):
-                    real = self._real(item)
-                    if real is not None and not self._inside(real, self.workdir):
-                        self.refuse(f"changing {item!s} (outside the sandbox's folder)")
-        elif event in self.LIST_EVENTS:
-            if args and args[0] is not None:
-                real = self._real(args[0])
-                if real is not None and not self.may_read(real):
-                    self.refuse(f"listing {args[0]!s} (outside the sandbox's folder)")
+            writing = (_isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+                _isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND))
+            if writing and _isinstance(path, (str, bytes)):
+                real = os.path.realpath(os.fsdecode(path))
+                if not any(real == root or real.startswith(root + "/") for root in self.WRITABLE):
+                    self.refuse(f"writing {os.fsdecode(path)} (only the working folder and /tmp are writable)")
         elif event == "import":
             name = args[0] if args else ""
-            if _isinstance(name, str) and self.is_denied(name, direct=False) and self._student_on_stack():
-                raise ImportError(self.import_message(name))
+            if _isinstance(name, str) and self.policy.is_denied(name, direct=False) and self._student_on_stack():
+                raise ImportError(self.policy.message(name))
 
     def _student_on_stack(self):
         frame = sys._getframe(2)
@@ -353,22 +198,6 @@ class Guard:
             frame = frame.f_back
         return False
 
-    def is_denied(self, name, direct=True):
-        """Denied modules are refused however they are reached; the allow list (a course
-        rule) applies to the submission's own import statements only."""
-        top = name.split(".")[0]
-        if name in self.denied or top in self.denied:
-            return True
-        if direct and any(name == d or name.startswith(d + ".") for d in self.direct_denied):
-            return True
-        return direct and self.allowed is not None and top not in self.allowed
-
-    def import_message(self, name):
-        if self.allowed is not None:
-            allowed = ", ".join(sorted(self.allowed)) or "nothing"
-            return f"import of '{name}' is not allowed in {self.label} (allowed: {allowed})"
-        return f"import of '{name}' is not allowed in {self.label}"
-
     def install_import_guard(self):
         original = builtins.__import__
         guard = self
@@ -376,8 +205,8 @@ class Guard:
         def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
             if guard.active and level == 0 and globals is not None:
                 filename = globals.get("__file__") if _type(globals) is dict else None
-                if filename in guard.student_files and guard.is_denied(name):
-                    raise ImportError(guard.import_message(name))
+                if filename in guard.student_files and guard.policy.is_denied(name):
+                    raise ImportError(guard.policy.message(name))
             return original(name, globals, locals, fromlist, level)
 
         builtins.__import__ = guarded_import
@@ -518,6 +347,10 @@ class Runner:
     def op_has(self, request):
         return hasattr(self._target(request), request["name"])
 
+    def op_put_file(self, request):
+        place_files(self.config["workdir"], {request["name"]: request["data"]})
+        return None
+
     def op_release(self, request):
         self.objects.clear()
         return None
@@ -525,7 +358,8 @@ class Runner:
     def serve(self):
         operations = {"load": self.op_load, "call": self.op_call, "get_attr": self.op_get_attr,
                       "fetch": self.op_fetch,
-                      "set_attr": self.op_set_attr, "has": self.op_has, "release": self.op_release}
+                      "set_attr": self.op_set_attr, "has": self.op_has, "release": self.op_release,
+                      "put_file": self.op_put_file}
         while True:
             try:
                 request = self.channel.receive()
@@ -575,20 +409,31 @@ class Runner:
         self.channel.send_bytes(data)
 
 
+def place_files(workdir, files):
+    """Write the input files the grader sent with the configuration into the working folder."""
+    for name, data in files.items():
+        if "/" in name or name in ("", ".", ".."):
+            continue
+        with open(os.path.join(workdir, name), "wb") as handle:
+            handle.write(base64.b64decode(data))
+
+
 def main():
     req_fd, resp_fd = int(sys.argv[1]), int(sys.argv[2])
     channel = Channel(req_fd, resp_fd)
     config = channel.receive()
-    config["req_fd"], config["resp_fd"] = req_fd, resp_fd
-    protections = []
-    if os.geteuid() == 0 and config.get("isolate", True):
-        protections += isolate_as_root(config)
-    os.chdir(config["workdir"])
+    workdir = config["workdir"]
+    os.chdir(workdir)
+    place_files(workdir, config.get("files", {}))
+    for folder in config.get("site_paths", []):
+        if folder not in sys.path:
+            sys.path.append(folder)
+    kit = config.get("kit_path")
+    if kit:
+        sys.path.insert(0, kit)
     set_limits(config["limits"])
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    if drop_privileges(config):
-        protections.append("unprivileged")
     sys.stdout = CappedStream(1, config["limits"]["output_bytes"])
     sys.stderr = CappedStream(2, config["limits"]["output_bytes"])
     sys.stdin = io.StringIO("")
@@ -597,12 +442,14 @@ def main():
     runner = Runner(channel, config)
     runner.guard = runner.runner_guard = guard
     guard.install_import_guard()
+    protections = ["limits"]
+    if not keyrings.clear_user_keyrings():  # before any student code: see keyrings.py
+        protections.append("keyrings")
     if config.get("audit", True):
         sys.addaudithook(guard.audit)
         guard.active = True
         protections.append("audit-hook")
-    channel.send({"ok": True, "value": {"pid": os.getpid(), "protections": protections,
-                                        "uid": os.getuid()}})
+    channel.send({"ok": True, "value": {"protections": protections}})
     runner.serve()
 
 

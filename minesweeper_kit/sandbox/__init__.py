@@ -1,0 +1,20 @@
+"""Run untrusted Python code in a child process isolated by the operating system.
+
+Used by the autograder (student submissions) and the arena (bot files); it imports neither.
+
+* ``parent.py``: :class:`Sandbox`, the grader's side: start, call, limits in CPU seconds, kill.
+* ``child.py``: the child's side, run inside the sandbox from a read-only copy.
+* ``protocol.py``: the messages between them, written down in its docstring.
+* ``policy.py``: the import rule (a course rule, checked on both sides).
+* ``isolation.py``: bubblewrap, identities, and what holds on this machine (`status`).
+* ``botkit.py``: the part of the kit a sandboxed bot may import.
+"""
+
+from .isolation import IsolationStatus, IsolationUnavailable, status
+from .parent import (ChildDied, Handle, Limits, LoadError, ResultError, Sandbox, SandboxError,
+                     StudentError, TimeLimitExceeded)
+from .policy import DEFAULT_DENIED, ImportPolicy
+
+__all__ = ["Sandbox", "Limits", "ImportPolicy", "Handle", "DEFAULT_DENIED", "SandboxError",
+           "StudentError", "LoadError", "TimeLimitExceeded", "ChildDied", "ResultError",
+           "IsolationStatus", "IsolationUnavailable", "status"]

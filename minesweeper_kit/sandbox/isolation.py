@@ -1,0 +1,438 @@
+"""Operating-system isolation for untrusted code: bubblewrap, and what holds on this machine.
+
+The boundary is the kernel's, not Python's. Every sandboxed child is started by Debian's
+``bwrap`` (bubblewrap) in fresh mount, PID, IPC, UTS, network and cgroup namespaces. Its file
+system is an empty tmpfs holding only read-only views of the system libraries, the Python
+installation and the child's own runtime folder, plus a private, size-limited working folder
+and ``/tmp``: no checkout, no ``.git``, no notebooks, no instructor folder, no home.
+
+Who the child is depends on who grades:
+
+* **as root**, bwrap runs privileged (no user namespace) and the child switches, before Python
+  starts, to a host user id of its own, taken from a range no account uses and held by a lock
+  for the child's lifetime, so no two sandboxes (and no real user) share an identity, and the
+  process-count limit counts that sandbox alone;
+* **as an ordinary user**, bwrap runs unprivileged in a new user namespace (nested user
+  namespaces disabled); the process-count limit is counted per user namespace, so per sandbox.
+
+Where bubblewrap or user namespaces are missing, :func:`status` says why and how to fix it,
+and :class:`IsolationUnavailable` stops a run unless isolation ``"none"`` was asked for.
+"""
+
+from __future__ import annotations
+
+import atexit
+import errno
+import fcntl
+import functools
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["IsolationUnavailable", "IsolationStatus", "status", "require", "bwrap_command",
+           "UidLease", "MemoryCgroup", "WORKDIR", "RUNTIME", "ISOLATION_CHOICES"]
+
+WORKDIR = "/sandbox/work"       #: the child's working folder and HOME (private tmpfs)
+RUNTIME = "/sandbox/runtime"    #: the child's own code, read-only
+ISOLATION_CHOICES = ("bwrap", "none")
+#: Host user ids handed to sandboxes when grading as root: far above any account's.
+UID_BASE, UID_SLOTS = 1_900_000_000, 4096
+
+
+class IsolationUnavailable(RuntimeError):
+    """The machine cannot isolate untrusted code; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class IsolationStatus:
+    """What isolation this machine gives a sandboxed child, and why."""
+
+    available: bool
+    mode: str                      #: "bwrap as root", "bwrap in a user namespace" or "none"
+    reason: str                    #: one sentence: why this mode (or why none)
+    bwrap: str | None = None
+    version: str | None = None
+    holds: list[str] = field(default_factory=list)
+    gaps: list[str] = field(default_factory=list)
+
+    def describe(self) -> str:
+        lines = [f"isolation: {self.mode}", f"why: {self.reason}"]
+        if self.bwrap:
+            lines.append(f"bubblewrap: {self.bwrap} ({self.version or 'version unknown'})")
+        lines += [f"  holds: {item}" for item in self.holds]
+        lines += [f"  gap:   {item}" for item in self.gaps]
+        return "\n".join(lines)
+
+
+_HOLDS_COMMON = [
+    "file system: only read-only system libraries, the Python installation and the child's runtime; "
+    "no checkout, .git, notebooks, instructor folder or home",
+    "a private tmpfs working folder and /tmp, each size-limited",
+    "no network (a new network namespace holding only its own loopback)",
+    "new PID, IPC, UTS and cgroup namespaces; its own session; killed when the grader dies",
+    "rlimits: address space per process, CPU seconds, file size, open files, process count",
+]
+
+
+def _fix_hint() -> str:
+    if sys.platform == "darwin":
+        return ("macOS has no bubblewrap: grade untrusted code in a Linux container or VM "
+                "(the Gradescope export does), or pass --isolation none for trusted code only")
+    return ("install Debian's bubblewrap (as root: apt-get install bubblewrap) and allow user "
+            "namespaces (sysctl kernel.unprivileged_userns_clone=1 where that switch exists), or "
+            "grade as root; pass --isolation none only for code you trust")
+
+
+@functools.lru_cache(maxsize=1)
+def status() -> IsolationStatus:
+    """Probe this machine once: is bubblewrap there, and does a sandbox really start?"""
+    if not sys.platform.startswith("linux"):
+        return IsolationStatus(False, "none", f"{sys.platform} is not Linux; {_fix_hint()}")
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return IsolationStatus(False, "none", f"bubblewrap (bwrap) is not installed; {_fix_hint()}")
+    try:
+        version = subprocess.run([bwrap, "--version"], capture_output=True, text=True,
+                                 timeout=30).stdout.strip() or None
+    except (OSError, subprocess.TimeoutExpired):
+        version = None
+    root = os.geteuid() == 0
+    command = bwrap_command(bwrap, [sys.executable, "-I", "-S", "-c", "pass"], uid=_probe_uid() if root else None,
+                            runtime=None, tmp_mb=1, work_mb=1, hide=())
+    try:
+        probe = subprocess.run(command, capture_output=True, text=True, timeout=60,
+                               stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return IsolationStatus(False, "none", f"bubblewrap could not start a sandbox ({error}); {_fix_hint()}",
+                               bwrap, version)
+    if probe.returncode != 0:
+        detail = (probe.stderr or probe.stdout).strip().splitlines()
+        why = detail[-1] if detail else f"exit code {probe.returncode}"
+        return IsolationStatus(False, "none", f"bubblewrap could not start a sandbox here ({why}); {_fix_hint()}",
+                               bwrap, version)
+    if root:
+        memory = MemoryCgroup.base()
+        holds = _HOLDS_COMMON + ["an unprivileged host user id of its own per sandbox, no capabilities, "
+                                 "no_new_privs; the process-count limit counts that sandbox alone"]
+        gaps = []
+        if memory is not None:
+            holds.append(f"a memory limit for the sandbox as a whole (cgroup v1 memory controller, {memory})")
+        else:
+            gaps.append("no cgroup memory controller to write here: memory is limited per process "
+                        "(address space) times the process-count limit")
+        return IsolationStatus(
+            True, "bwrap as root", "the grader runs as root: bubblewrap sets up the namespaces and the "
+            "child switches to a host user id no other sandbox or account uses", bwrap, version, holds, gaps)
+    return IsolationStatus(
+        True, "bwrap in a user namespace", "the grader runs as an ordinary user and the kernel allows "
+        "unprivileged user namespaces", bwrap, version,
+        _HOLDS_COMMON + ["a user namespace of its own (nested ones disabled), no capabilities outside "
+                         "it; the process-count limit is counted per user namespace"],
+        ["the child's host user id is the grader's (inside its own namespaces it reaches nothing "
+         "the grader owns except the read-only views above)",
+         "memory is limited per process (address space) times the process-count limit, not by a "
+         "cgroup for the sandbox as a whole"])
+
+
+def require(isolation: str) -> IsolationStatus:
+    """The status for a run that asked for ``isolation``; raises when bwrap was asked and is missing."""
+    if isolation not in ISOLATION_CHOICES:
+        raise ValueError(f"isolation must be one of {', '.join(ISOLATION_CHOICES)}, got {isolation!r}")
+    if isolation == "none":
+        return IsolationStatus(False, "none", "--isolation none was given: untrusted code runs "
+                               "with the grader's own rights", gaps=["no isolation at all"])
+    found = status()
+    if not found.available:
+        raise IsolationUnavailable(
+            "refusing to run untrusted code without isolation: " + found.reason
+            + ". Run `autograder doctor` for details.")
+    return found
+
+
+def _probe_uid() -> int:
+    return UID_BASE + UID_SLOTS  # just above the leased range: the probe runs no untrusted code
+
+
+# ---------------------------------------------------------------------------- command line
+def _ancestors(path: str) -> list[str]:
+    parts = Path(path).parts[1:-1]
+    return ["/" + "/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def _python_roots() -> list[str]:
+    """Folders holding the Python installation this process runs (venv and base)."""
+    roots = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
+                                           sys.base_exec_prefix)}
+    # A virtual environment's python is a symlink; its target must be there too.
+    executable = os.path.realpath(sys.executable)
+    if not any(executable.startswith(r.rstrip("/") + "/") for r in roots):
+        roots.add(os.path.dirname(executable))
+    return sorted(r for r in roots if r not in ("/", "/usr") and os.path.isdir(r))
+
+
+def _masked_packages() -> list[str]:
+    """Installed copies of the kit and the grader inside the Python installation: never shown.
+
+    An editable install keeps them in the checkout, which is not shown anyway; a wheel install
+    puts them in site-packages, which is."""
+    found = []
+    for name in ("minesweeper_kit", "autograder"):
+        for entry in sys.path:
+            candidate = os.path.join(entry, name) if entry else ""
+            if candidate and os.path.isdir(candidate):
+                found.append(os.path.realpath(candidate))
+    return sorted(set(found))
+
+
+def bwrap_command(bwrap: str, argv: list[str], *, uid: int | None, runtime: str | None,
+                  tmp_mb: int, work_mb: int, hide: tuple[str, ...] | list[str] = (),
+                  env: dict[str, str] | None = None) -> list[str]:
+    """The full ``bwrap ... -- argv`` command for one child.
+
+    ``uid`` is the host user id to switch to (grading as root) or None (user namespace).
+    ``runtime`` is a folder bound read-only at :data:`RUNTIME`. ``hide`` lists paths covered
+    by an empty tmpfs even if they fall inside a shown folder.
+    """
+    command = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc",
+               "--unshare-uts", "--unshare-net", "--unshare-cgroup-try", "--hostname", "sandbox"]
+    if uid is None:
+        command += ["--unshare-user", "--disable-userns"]
+    made: set[str] = set()
+
+    def parents(path: str) -> None:
+        for folder in _ancestors(path):
+            if folder not in made:
+                made.add(folder)
+                command.extend(["--perms", "0755", "--dir", folder])
+
+    shown: list[str] = []
+    for name in ("lib", "lib64", "lib32", "libx32", "bin", "sbin"):
+        top = "/" + name
+        if os.path.islink(top):
+            command += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            command += ["--ro-bind", top, top]
+            shown.append(top)
+    for name in ("lib", "lib64", "lib32", "libx32"):
+        folder = "/usr/" + name
+        if os.path.isdir(folder) and not os.path.islink(folder):
+            parents(folder + "/x")
+            command += ["--ro-bind", folder, folder]
+            shown.append(folder)
+    for root in _python_roots():
+        if any(root == s or root.startswith(s + "/") for s in shown):
+            continue
+        parents(root + "/x")
+        parents(root)
+        command += ["--ro-bind", root, root]
+        shown.append(root)
+    executable = os.path.realpath(sys.executable)
+    if not any(executable.startswith(s + "/") for s in shown):
+        parents(executable)
+        command += ["--ro-bind", executable, executable]
+    if uid is not None:
+        setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
+        real = os.path.realpath(setpriv)
+        if not any(real.startswith(s + "/") for s in shown):
+            parents(real)
+            command += ["--ro-bind", real, real]
+        argv = [real, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs",
+                "--inh-caps=-all", "--bounding-set=-all", "--"] + list(argv)
+        command += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+    for path in sorted(set(_masked_packages()) | {os.path.realpath(p) for p in hide}):
+        if any(path == s or path.startswith(s + "/") for s in shown):
+            if os.path.isdir(path):
+                command += ["--tmpfs", path]
+            elif os.path.exists(path):
+                command += ["--ro-bind", "/dev/null", path]
+    command += ["--proc", "/proc", "--dev", "/dev"]
+    command += ["--size", str(tmp_mb * 1024 * 1024), "--perms", "1777", "--tmpfs", "/tmp"]
+    parents(WORKDIR)
+    command += ["--size", str(work_mb * 1024 * 1024), "--perms", "0777", "--tmpfs", WORKDIR]
+    if runtime is not None:
+        parents(RUNTIME)
+        command += ["--ro-bind", runtime, RUNTIME]
+    command += ["--chdir", WORKDIR, "--clearenv"]
+    for key, value in (env or {}).items():
+        command += ["--setenv", key, value]
+    return command + ["--"] + list(argv)
+
+
+# ---------------------------------------------------------------------------- identities
+def _lease_folder() -> Path:
+    """A folder only root can write, holding one lock file per leased user id."""
+    for base in ("/run", tempfile.gettempdir()):
+        folder = Path(base) / "minesweeper-kit-sandbox-uids"
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            pass
+        except OSError:
+            continue
+        info = os.lstat(folder)
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == 0 and not info.st_mode & 0o022:
+            return folder
+    raise IsolationUnavailable("no safe folder for the sandboxes' user-id locks (/run or the temp "
+                               "folder is writable by others and holds a foreign entry)")
+
+
+class UidLease:
+    """A host user id held by this process for one sandbox's lifetime (grading as root).
+
+    A lock file per id, locked with ``flock``: other grader processes skip a held id, and the
+    kernel frees the lock if this process dies, so ids are never leaked.
+    """
+
+    def __init__(self) -> None:
+        folder = _lease_folder()
+        start = (os.getpid() * 7919) % UID_SLOTS
+        for step in range(UID_SLOTS):
+            slot = (start + step) % UID_SLOTS
+            fd = os.open(folder / f"{slot}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as error:
+                os.close(fd)
+                if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                    continue
+                raise
+            self.fd, self.uid = fd, UID_BASE + slot
+            return
+        raise IsolationUnavailable(f"all {UID_SLOTS} sandbox user ids are in use")
+
+    def release(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+# ---------------------------------------------------------------------------- memory
+class MemoryCgroup:
+    """A memory limit for one sandbox as a whole, where this machine lets the grader set one.
+
+    Grading as root on a machine with the cgroup v1 memory controller (as here), each sandbox
+    gets its own cgroup whose limit covers every process of the sandbox and the files it writes
+    to its tmpfs folders; the kernel's OOM killer stops the sandbox, not the machine. Where no
+    such controller is writable (an ordinary user, or cgroup v2, which this kit does not drive
+    yet), :meth:`create` returns None and only the per-process limits hold.
+    """
+
+    ROOTS = ("/sys/fs/cgroup/memory",)
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    @classmethod
+    @functools.lru_cache(maxsize=1)
+    def base(cls) -> str | None:
+        """The folder under which sandbox cgroups are made, or None where that is not possible."""
+        if os.geteuid() != 0:
+            return None
+        for root in cls.ROOTS:
+            if not os.path.isfile(os.path.join(root, "memory.limit_in_bytes")):
+                continue
+            folder = os.path.join(root, "minesweeper-kit-sandboxes")
+            try:
+                os.makedirs(folder, exist_ok=True)
+                probe = tempfile.mkdtemp(prefix="probe-", dir=folder)
+                with open(os.path.join(probe, "memory.limit_in_bytes"), "w") as handle:
+                    handle.write(str(64 * 1024 * 1024))
+                os.rmdir(probe)
+            except OSError:
+                continue
+            return folder
+        return None
+
+    @classmethod
+    def create(cls, limit_bytes: int) -> "MemoryCgroup | None":
+        base = cls.base()
+        if base is None:
+            return None
+        _sweep_stale(base)
+        try:
+            path = tempfile.mkdtemp(prefix="box-", dir=base)
+            for name in ("memory.limit_in_bytes", "memory.memsw.limit_in_bytes"):
+                target = os.path.join(path, name)
+                if os.path.exists(target):
+                    with open(target, "w") as handle:
+                        handle.write(str(limit_bytes))
+        except OSError:
+            return None
+        return cls(path)
+
+    def enter(self) -> None:
+        """Move the calling process into this cgroup (run in the child before it execs bwrap)."""
+        with open(os.path.join(self.path, "cgroup.procs"), "w") as handle:
+            handle.write(str(os.getpid()))
+
+    def oom_killed(self) -> bool:
+        """Whether the kernel killed a process of this sandbox for its memory limit."""
+        try:
+            with open(os.path.join(self.path, "memory.oom_control")) as handle:
+                for line in handle:
+                    name, _, value = line.partition(" ")
+                    if name == "oom_kill":
+                        return int(value) > 0
+        except (OSError, ValueError):
+            pass
+        return False
+
+    def remove(self) -> None:
+        """Remove the cgroup, or leave it to a later sweep while the kernel still holds it (its
+        processes have been killed but may take a moment to leave); never waits."""
+        _PENDING.append(self.path)
+        sweep_cgroups()
+
+
+_PENDING: list[str] = []
+
+
+def sweep_cgroups(wait: float = 0.0) -> None:
+    """Remove the sandbox cgroups that have emptied; with ``wait``, keep trying that long."""
+    import time
+
+    deadline = time.monotonic() + wait
+    while True:
+        for path in list(_PENDING):
+            try:
+                os.rmdir(path)
+            except FileNotFoundError:
+                pass
+            except OSError:
+                continue
+            _PENDING.remove(path)
+        if not _PENDING or time.monotonic() >= deadline:
+            return
+        time.sleep(0.02)
+
+
+atexit.register(sweep_cgroups, 5.0)
+_SWEPT: list[float] = []
+
+
+def _sweep_stale(base: str, age: float = 600.0) -> None:
+    """Remove sandbox cgroups left empty by graders that were killed before they could (at most
+    once a minute; only old ones, so a cgroup another grader has just made is never touched;
+    a cgroup that still holds a process cannot be removed anyway)."""
+    import time
+
+    now = time.time()
+    if _SWEPT and now - _SWEPT[-1] < 60:
+        return
+    _SWEPT.append(now)
+    try:
+        entries = os.listdir(base)
+    except OSError:
+        return
+    for name in entries:
+        path = os.path.join(base, name)
+        try:
+            if name.startswith("box-") and now - os.stat(path).st_mtime > age:
+                os.rmdir(path)
+        except OSError:
+            continue

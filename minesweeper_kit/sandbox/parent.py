@@ -1,0 +1,707 @@
+"""Run untrusted Python code in an isolated child process and talk to it with plain data.
+
+A :class:`Sandbox` starts a real subprocess, isolated by the operating system (bubblewrap, see
+``isolation.py``), that loads the submission's source and answers requests over a private
+pipe (``protocol.py``). Only JSON crosses back (numbers, strings, booleans, lists, dicts with
+string keys, None), so no object the student defines can reach a comparison in the grader.
+Anything else the student returns stays in the child behind a :class:`Handle`.
+
+    with Sandbox(source, limits=Limits(memory_mb=512)) as box:
+        game = box.call("HyperMinesGame", [2, 2], [[0, 0]], timeout=5)   # -> Handle
+        box.call_method(game, "dig", [1, 1])                               # -> 1
+        box.get_attr(game, "state")                                        # -> "ongoing"
+
+The parent trusts nothing the child made: after the start it never opens a path inside the
+sandbox (files go in through the pipe), it refuses an answer longer than
+``Limits.message_bytes`` before reading it, and it parses answers as plain JSON only.
+
+Time is the child's CPU time (user + system, its processes included), read from the kernel by
+the parent, so a grade does not depend on what else the machine is doing. Two wall-clock guards
+catch code that sleeps or blocks instead: a call whose child uses no CPU time (less than
+``IDLE_CPU`` seconds) for ``idle_seconds`` is stopped, and no call outlasts ``wall_factor``
+times its CPU limit plus ``wall_slack`` seconds. Even on a machine so busy that the child gets
+a tenth of a core, a CPU-bound call is never stopped by either.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import numbers
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from . import isolation as isolation_module
+from . import keyrings, protocol
+from .policy import DEFAULT_DENIED, ImportPolicy
+
+__all__ = [
+    "Limits", "ImportPolicy", "Sandbox", "Handle", "SandboxError", "StudentError",
+    "LoadError", "TimeLimitExceeded", "ChildDied", "ResultError", "DEFAULT_DENIED",
+]
+
+_RUNTIME_FILES = ("child.py", "protocol.py", "policy.py", "keyrings.py")
+#: An environment variable copied into every sandbox's processes, so that whoever set it (a test
+#: session) can find the sandboxes it started among all on the machine.
+TAG_VARIABLE = "MINESWEEPER_SANDBOX_TAG"
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one sandboxed child process."""
+
+    memory_mb: int = 1024          #: RLIMIT_AS: address space
+    cpu_seconds: int = 120         #: RLIMIT_CPU: CPU time of the whole child
+    file_size_mb: int = 16         #: RLIMIT_FSIZE: largest file it may write
+    processes: int = 16            #: RLIMIT_NPROC: processes and threads of the sandbox
+    open_files: int = 64           #: RLIMIT_NOFILE
+    output_bytes: int = 64_000     #: student stdout/stderr kept; the rest is dropped
+    message_bytes: int = 8 * 1024 * 1024  #: largest answer accepted from the child
+    recursion_limit: int = 10_000  #: sys.setrecursionlimit in the child
+    disk_mb: int = 64              #: size of each private tmpfs (working folder, /tmp)
+
+    def __post_init__(self) -> None:
+        for name, value in asdict(self).items():
+            if not isinstance(value, int) or value <= 0:
+                raise ValueError(f"Limits.{name} must be a positive int, got {value!r}")
+
+
+@dataclass(frozen=True)
+class Handle:
+    """An object that lives in the child; only its id and type name cross over."""
+
+    id: int
+    type_name: str
+    generation: int = field(default=0, compare=False)
+
+    def __repr__(self) -> str:
+        return f"<{self.type_name} object in the sandbox #{self.id}>"
+
+
+class SandboxError(Exception):
+    """Base of everything that goes wrong on the student's side; ``str()`` is for students."""
+
+
+class StudentError(SandboxError):
+    """The student's code raised an exception (or refused an operation the sandbox forbids)."""
+
+    def __init__(self, type_name: str, message: str, where: list[str]):
+        self.type_name, self.message, self.where = type_name, message, where
+        text = f"{type_name}: {message}" if message else type_name
+        if where:
+            text += " (" + "; ".join(where[-3:]) + ")"
+        super().__init__(text)
+
+
+class LoadError(StudentError):
+    """The submission could not be loaded: syntax error, import refused, error at import."""
+
+    def __str__(self) -> str:
+        return "the submission could not be loaded: " + super().__str__()
+
+
+class TimeLimitExceeded(SandboxError):
+    """A call ran past its time limit; the child was killed.
+
+    ``kind`` says which limit: ``"cpu"`` (the child's CPU seconds) or ``"wall"`` (the
+    wall-clock guard for code that sleeps or blocks)."""
+
+    def __init__(self, message: str, kind: str = "cpu", limit: float = 0.0):
+        super().__init__(message)
+        self.kind, self.limit = kind, limit
+
+
+class ChildDied(SandboxError):
+    """The child process ended during a call (os._exit, a crash, a limit)."""
+
+
+class ResultError(SandboxError):
+    """The child's answer was too large or not valid JSON."""
+
+
+def _describe_exit(code: int | None) -> str:
+    if code is None:
+        return "the child process stopped answering"
+    if code < 0 or code > 128:
+        number = -code if code < 0 else code - 128
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"signal {number}"
+        hints = {
+            "SIGSEGV": "a crash, usually a C-stack overflow from very deep recursion",
+            "SIGKILL": "killed, usually for using too much memory or CPU time",
+            "SIGXCPU": "the CPU time limit was reached",
+            "SIGXFSZ": "the file size limit was reached",
+            "SIGABRT": "aborted, often for running out of memory",
+        }
+        hint = hints.get(name, "killed by a signal")
+        return f"the process running the submission died ({name}: {hint})"
+    return (f"the process running the submission exited with code {code} "
+            "(os._exit or a fatal error in the submission)")
+
+
+def _runtime_folder(kit: bool) -> str:
+    """A private, read-only-to-the-child folder with the child's code (and, for bots, the kit's
+    allowed modules), built once per grader process and reused by every sandbox."""
+    key = "kit" if kit else "plain"
+    cached = _RUNTIMES.get(key)
+    if cached and os.path.isdir(cached):
+        return cached
+    folder = tempfile.mkdtemp(prefix=f"minesweeper-sandbox-runtime-{key}-")
+    os.chmod(folder, 0o755)
+    here = Path(__file__).resolve().parent
+    for name in _RUNTIME_FILES:
+        shutil.copyfile(here / name, os.path.join(folder, name))
+    if kit:
+        from .botkit import build_bot_kit
+
+        build_bot_kit(os.path.join(folder, "kit"))
+    for root, dirs, files in os.walk(folder):
+        for name in dirs:
+            os.chmod(os.path.join(root, name), 0o755)
+        for name in files:
+            os.chmod(os.path.join(root, name), 0o644)
+    _RUNTIMES[key] = folder
+    return folder
+
+
+_RUNTIMES: dict[str, str] = {}
+
+
+def _site_paths() -> list[str]:
+    """The installation's package folders. The child starts with ``-S`` (no ``site``: its
+    ``.pth`` hooks point into checkouts the child cannot see, and skipping them saves tens of
+    milliseconds a start) and adds these itself."""
+    return [p for p in sys.path if p and os.path.basename(p.rstrip("/")) in ("site-packages", "dist-packages")]
+
+
+class Sandbox:
+    """One isolated child process running one submission's source.
+
+    ``source`` is Python source text or a path to a ``.py`` file. ``isolation`` is ``"bwrap"``
+    (the default; :class:`~minesweeper_kit.sandbox.isolation.IsolationUnavailable` if this
+    machine cannot) or ``"none"`` (trusted code only). ``bot_kit`` shows the child the kit's
+    ``View``/``Move`` modules and nothing that plays. ``hide`` lists paths covered even when they
+    fall inside a folder the child is shown. Calls return plain data or :class:`Handle`; student
+    failures raise :class:`SandboxError` subclasses whose message is meant for the student.
+    Every ``timeout`` is in CPU seconds of the child.
+    """
+
+    def __init__(self, source: str | Path, *, limits: Limits | None = None,
+                 import_policy: ImportPolicy | None = None, filename: str = "submission.py",
+                 module_name: str = "submission", hide: Iterable[str | Path] = (),
+                 load_timeout: float = 30.0, isolation: str = "bwrap", audit: bool = True,
+                 bot_kit: bool = False, wall_factor: float = 10.0, wall_slack: float = 10.0,
+                 idle_seconds: float = 5.0):
+        if isinstance(source, Path):
+            source = source.read_text(encoding="utf-8")
+        if not isinstance(source, str):
+            raise ValueError(f"source must be str or Path, got {type(source).__name__}")
+        if "/" in filename or not filename.endswith(".py"):
+            raise ValueError(f"filename must be a plain name ending in .py, got {filename!r}")
+        self.isolation_status = isolation_module.require(isolation)
+        self.isolation = isolation
+        self.source = source
+        self.limits = limits or Limits()
+        self.policy = import_policy or ImportPolicy()
+        self.filename, self.module_name = filename, module_name
+        self.hide = [str(Path(p).resolve()) for p in hide]
+        self.load_timeout = load_timeout
+        self.audit = audit  # False only to test the operating-system layers on their own
+        self.bot_kit = bot_kit
+        self.wall_factor, self.wall_slack, self.idle_seconds = wall_factor, wall_slack, idle_seconds
+        self.budget: float | None = None
+        self.window: float | None = None
+        self.generation = 0
+        self.protections: list[str] = []
+        self.names: list[str] = []
+        self.restarts = 0
+        self._process: subprocess.Popen | None = None
+        self._lease: isolation_module.UidLease | None = None
+        self._cgroup: isolation_module.MemoryCgroup | None = None
+        self._root: str | None = None
+        self._req_w = self._resp_r = -1
+        self._stdout_parts: list[str] = []
+        self._stderr_parts: list[str] = []
+        self._files: dict[str, bytes] = {}
+        self._cpu_before = 0.0      # CPU seconds of earlier (killed) children
+        self._cpu_last = 0.0        # last reading of the current child
+
+    # ------------------------------------------------------------------ lifecycle
+    def __enter__(self) -> "Sandbox":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def alive(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process else None
+
+    def start(self) -> None:
+        """Start the child and load the source; raises :class:`LoadError` if it fails."""
+        if self.alive:
+            return
+        self._cleanup_process()
+        refused = self.policy.violations(self.source)
+        if refused:
+            raise LoadError("ImportError", refused[0], [])
+        try:
+            self._spawn()
+            answer = self._request({"op": "load", "source": self.source, "filename": self.filename,
+                                    "module": self.module_name}, timeout=self.load_timeout, raw=True)
+        except StudentError as error:
+            self.kill()
+            raise LoadError(error.type_name, error.message, error.where) from None
+        except TimeLimitExceeded as error:
+            self.kill()
+            raise TimeLimitExceeded(f"time limit exceeded while loading the submission ({error})",
+                                    error.kind, error.limit) from None
+        except SandboxError as error:
+            self.kill()
+            raise LoadError("Error", str(error), []) from None
+        except BaseException:
+            self.kill()
+            raise
+        names = answer.get("names") if isinstance(answer, dict) else None
+        self.names = [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+
+    def restart(self) -> None:
+        """Kill the child (if any) and start a fresh one; existing handles become invalid."""
+        self.kill()
+        self.restarts += 1
+        self.start()
+
+    def kill(self) -> None:
+        """Kill the child's whole sandbox at once (SIGKILL to bubblewrap's process group; the
+        kernel then ends every process of its PID namespace)."""
+        process = self._process
+        if process is None:
+            return
+        # a child that already ended cannot be read any more: keep the last reading taken while
+        # it ran, so dying does not give a submission its CPU time back
+        self._cpu_before += max(self._cpu_last, self._read_cpu())
+        self._cpu_last = 0.0
+        if process.poll() is None:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            pass
+        self._collect_output()
+        self._process = None
+        if self._lease is not None:
+            self._lease.release()
+            self._lease = None
+        if self._cgroup is not None:
+            self._cgroup.remove()
+            self._cgroup = None
+
+    def close(self) -> None:
+        """Kill the child and remove the grader's own temporary folder for it."""
+        self.kill()
+        self._cleanup_process()
+
+    def set_budget(self, cpu_seconds: float | None) -> None:
+        """The CPU seconds all calls together may still use from now on (None: no budget)."""
+        self.budget = None if cpu_seconds is None else self.cpu_seconds() + max(0.0, cpu_seconds)
+
+    def set_window(self, cpu_seconds: float | None) -> None:
+        """The CPU seconds the calls of one unit of work (a test) may use from now on; a call
+        that runs past it fails as its own call limit would (None: no window)."""
+        self.window = None if cpu_seconds is None else self.cpu_seconds() + max(0.0, cpu_seconds)
+
+    def cpu_seconds(self) -> float:
+        """CPU seconds (user + system) used by every child of this sandbox so far."""
+        if self.alive:
+            self._cpu_last = max(self._cpu_last, self._read_cpu())
+        return self._cpu_before + self._cpu_last
+
+    def output(self) -> tuple[str, str]:
+        """The student's captured stdout and stderr so far (each capped)."""
+        self._collect_output()
+        cap = self.limits.output_bytes
+        return "".join(self._stdout_parts)[-cap:], "".join(self._stderr_parts)[-cap:]
+
+    # ------------------------------------------------------------------ calls
+    def call(self, name: str, *args: Any, timeout: float | None = None,
+             capture_stdout: bool = False, keep: bool = False, **kwargs: Any) -> Any:
+        """Call the submission's top-level ``name`` with plain-data arguments.
+
+        ``keep=True`` leaves even a plain result in the child and returns its :class:`Handle`,
+        so later calls can work on the very same object (in-place updates, aliasing).
+        """
+        request = {"op": "call", "name": name, **({"keep": True} if keep else {})}
+        return self._call(request, args, kwargs, timeout, capture_stdout)
+
+    def fetch(self, handle: Handle, *, timeout: float | None = None) -> Any:
+        """The current value of the object behind ``handle``, as plain data where it can be."""
+        return self._call({"op": "fetch", "handle": self._check(handle).id}, (), {}, timeout, False)
+
+    def put_file(self, name: str, data: bytes | str) -> None:
+        """Place a file in the child's working folder (sent through the pipe; kept across restarts)."""
+        if "/" in name or name in ("", ".", ".."):
+            raise ValueError(f"file name must be a plain name, got {name!r}")
+        self._files[name] = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+        if self.alive:
+            self._call({"op": "put_file", "name": name,
+                        "data": base64.b64encode(self._files[name]).decode("ascii")}, (), {}, 30.0, False)
+
+    def call_method(self, handle: Handle, name: str, *args: Any, timeout: float | None = None,
+                    capture_stdout: bool = False, **kwargs: Any) -> Any:
+        """Call method ``name`` of an object behind ``handle``."""
+        return self._call({"op": "call", "name": name, "handle": self._check(handle).id},
+                          args, kwargs, timeout, capture_stdout)
+
+    def call_captured(self, name: str, *args: Any, timeout: float | None = None) -> tuple[Any, str]:
+        """Call ``name`` and return ``(result, what it printed during the call)``."""
+        reply = self._call({"op": "call", "name": name}, args, {}, timeout, True, full=True)
+        return reply["value"], reply.get("stdout", "")
+
+    def get_attr(self, target: Handle | None, name: str, *, timeout: float | None = None) -> Any:
+        """Attribute ``name`` of the object behind ``target`` (None: the module)."""
+        request: dict[str, Any] = {"op": "get_attr", "name": name}
+        if target is not None:
+            request["handle"] = self._check(target).id
+        return self._call(request, (), {}, timeout, False)
+
+    def set_attr(self, target: Handle, name: str, value: Any, *, timeout: float | None = None) -> None:
+        """Set attribute ``name`` of the object behind ``target`` to plain data."""
+        request = {"op": "set_attr", "name": name, "handle": self._check(target).id,
+                   "value": self._encode(value)}
+        self._call(request, (), {}, timeout, False)
+
+    def has(self, name: str, *, timeout: float | None = None) -> bool:
+        """Whether the submission defines top-level ``name``."""
+        return self._call({"op": "has", "name": name}, (), {}, timeout, False) is True
+
+    # ------------------------------------------------------------------ internals
+    def _check(self, handle: Handle) -> Handle:
+        if not isinstance(handle, Handle):
+            raise ValueError(f"expected a Handle, got {type(handle).__name__}")
+        if handle.generation != self.generation:
+            raise ChildDied("this object was lost when the submission's process was restarted")
+        return handle
+
+    def _encode(self, value: Any) -> Any:
+        if isinstance(value, Handle):
+            return {"__handle__": self._check(value).id}
+        if isinstance(value, tuple):
+            return {"__tuple__": [self._encode(v) for v in value]}
+        if isinstance(value, list):
+            return [self._encode(v) for v in value]
+        if isinstance(value, dict):
+            if not all(isinstance(k, str) for k in value):
+                raise ValueError("dict arguments must have string keys")
+            return {k: self._encode(v) for k, v in value.items()}
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return value
+        if isinstance(value, numbers.Integral):
+            return int(value)
+        if isinstance(value, numbers.Real):
+            return float(value)
+        raise ValueError(f"only plain data can be sent to the sandbox, not {type(value).__name__}")
+
+    def _call(self, request: dict[str, Any], args: tuple, kwargs: dict, timeout: float | None,
+              capture: bool, full: bool = False) -> Any:
+        if not self.alive:
+            self.restart()
+        request = dict(request)
+        if args:
+            request["args"] = [self._encode(a) for a in args]
+        if kwargs:
+            request["kwargs"] = self._encode(kwargs)
+        if capture:
+            request["capture_stdout"] = True
+        reply = self._request(request, timeout=timeout)
+        return reply if full else reply.get("value")
+
+    def _environment(self) -> dict[str, str]:
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": isolation_module.WORKDIR,
+               "TMPDIR": "/tmp", "PYTHONIOENCODING": "utf-8", "OMP_NUM_THREADS": "1",
+               "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
+        if os.environ.get(TAG_VARIABLE):  # lets a test run tell its own sandboxes from others'
+            env[TAG_VARIABLE] = os.environ[TAG_VARIABLE][:64]
+        return env
+
+    def _spawn(self) -> None:
+        self._root = tempfile.mkdtemp(prefix="minesweeper-sandbox-")
+        runtime = _runtime_folder(self.bot_kit)
+        self._stdout_path = os.path.join(self._root, "stdout")
+        self._stderr_path = os.path.join(self._root, "stderr")
+        req_r, req_w = os.pipe()
+        resp_r, resp_w = os.pipe()
+        env = self._environment()
+        if self.isolation == "none":
+            workdir = os.path.join(self._root, "work")
+            os.mkdir(workdir, 0o700)
+            argv = [sys.executable, "-I", "-S", "-B", os.path.join(runtime, "child.py"), str(req_r), str(resp_w)]
+            env["HOME"] = workdir
+            kit_path = os.path.join(runtime, "kit") if self.bot_kit else None
+            cwd = workdir
+        else:
+            workdir = isolation_module.WORKDIR
+            if os.geteuid() == 0:
+                self._lease = isolation_module.UidLease()
+            argv = isolation_module.bwrap_command(
+                self.isolation_status.bwrap or "bwrap",
+                [sys.executable, "-I", "-S", "-B", isolation_module.RUNTIME + "/child.py", str(req_r), str(resp_w)],
+                uid=self._lease.uid if self._lease else None, runtime=runtime,
+                tmp_mb=self.limits.disk_mb, work_mb=self.limits.disk_mb, hide=self.hide, env=env)
+            kit_path = isolation_module.RUNTIME + "/kit" if self.bot_kit else None
+            cwd = "/"
+            mib = 1024 * 1024
+            self._cgroup = isolation_module.MemoryCgroup.create(
+                (self.limits.memory_mb + 2 * self.limits.disk_mb) * mib)
+        cgroup = self._cgroup
+
+        def enter() -> None:  # between fork and exec, in the process that becomes the sandbox
+            keyrings.join_new_session_keyring()
+            if cgroup is not None:
+                cgroup.enter()
+
+        with open(self._stdout_path, "wb") as out, open(self._stderr_path, "wb") as err:
+            try:
+                self._process = subprocess.Popen(
+                    argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, pass_fds=(req_r, resp_w),
+                    cwd=cwd, env=env, start_new_session=True, close_fds=True, preexec_fn=enter)
+            except subprocess.SubprocessError as error:  # what preexec_fn raised is not passed on
+                for fd in (req_r, req_w, resp_r, resp_w):
+                    os.close(fd)
+                self._cleanup_process()  # the lease, the cgroup and the folder
+                raise ChildDied("the sandbox did not start: it could not be given a session keyring"
+                                + (" and memory cgroup" if cgroup is not None else "") + f" of its own ({error})") from None
+        os.close(req_r)
+        os.close(resp_w)
+        self._req_w, self._resp_r = req_w, resp_r
+        os.set_blocking(self._req_w, False)
+        self.generation += 1
+        config = {"workdir": workdir, "audit": self.audit, "policy": self.policy.to_json(),
+                  "limits": asdict(self.limits), "kit_path": kit_path, "site_paths": _site_paths(),
+                  "files": {n: base64.b64encode(d).decode("ascii") for n, d in self._files.items()}}
+        try:
+            hello = self._request(config, timeout=self.load_timeout, raw=True)
+        except ChildDied as error:
+            _, stderr = self.output()
+            detail = stderr.strip().splitlines()[-1:] if stderr.strip() else []
+            raise ChildDied(f"the sandbox did not start: {error}" + (f" ({detail[0]})" if detail else "")) from None
+        protections = list(hello.get("protections", [])) if isinstance(hello, dict) else []
+        if self.isolation != "none":
+            protections.insert(0, self.isolation_status.mode)
+        self.protections = protections
+
+    def _cleanup_process(self) -> None:
+        for fd in (self._req_w, self._resp_r):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._req_w = self._resp_r = -1
+        self._process = None
+        if self._lease is not None:
+            self._lease.release()
+            self._lease = None
+        if self._cgroup is not None:
+            self._cgroup.remove()
+            self._cgroup = None
+        if self._root:
+            shutil.rmtree(self._root, ignore_errors=True)
+            self._root = None
+
+    def _collect_output(self) -> None:
+        if not self._root:
+            return
+        cap = self.limits.output_bytes
+        for path, parts in ((self._stdout_path, self._stdout_parts), (self._stderr_path, self._stderr_parts)):
+            try:
+                with open(path, "rb") as handle:
+                    data = handle.read(cap + 1)
+            except OSError:
+                continue
+            text = data[:cap].decode("utf-8", "replace")
+            if len(data) > cap:
+                text += "\n[output truncated]\n"
+            if text:
+                parts.append(text)
+            with open(path, "wb"):
+                pass
+
+    # ------------------------------------------------------------------ CPU time
+    def _read_cpu(self) -> float:
+        """CPU seconds of the current child's process tree, read from /proc on the host.
+
+        Each live process counts its own time plus that of the children it has reaped, so a
+        process that ended is counted once, by whoever reaped it (bubblewrap's init reaps
+        orphans). The grader's own work is never counted."""
+        process = self._process
+        if process is None:
+            return 0.0
+        total, seen, todo = 0, set(), [process.pid]
+        while todo:
+            pid = todo.pop()
+            if pid in seen:
+                continue
+            seen.add(pid)
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as handle:
+                    fields = handle.read().rsplit(b")", 1)[1].split()
+                total += sum(int(x) for x in fields[11:15])
+                for task in os.listdir(f"/proc/{pid}/task"):
+                    with open(f"/proc/{pid}/task/{task}/children", "rb") as handle:
+                        todo.extend(int(x) for x in handle.read().split())
+            except (OSError, ValueError, IndexError):
+                continue
+        return total / _CLOCK_TICKS
+
+    def _limits_for(self, timeout: float | None) -> tuple[float | None, str]:
+        """The CPU seconds this call may use, and what that limit is called in messages."""
+        used = self.cpu_seconds()
+        limits: list[tuple[float, str]] = []
+        if timeout is not None:
+            limits.append((timeout, "call"))
+        if self.window is not None:
+            limits.append((max(0.0, self.window - used), "call"))
+        if self.budget is not None:
+            limits.append((max(0.0, self.budget - used), "budget"))
+        if not limits:
+            return None, ""
+        return min(limits)
+
+    def _request(self, message: dict[str, Any], *, timeout: float | None, raw: bool = False) -> Any:
+        cpu_limit, which = self._limits_for(timeout)
+        cpu_start = self.cpu_seconds()
+        wall_end = None if cpu_limit is None else time.monotonic() + cpu_limit * self.wall_factor + self.wall_slack
+        data = json.dumps(message, separators=(",", ":")).encode("utf-8")
+
+        progress = [time.monotonic(), cpu_start]  # when the child last used CPU time, and how much
+
+        def over() -> bool:
+            if cpu_limit is None:
+                return False
+            now, cpu = time.monotonic(), self.cpu_seconds()
+            if now >= (wall_end or 0):
+                raise TimeoutError("wall")
+            if cpu - progress[1] >= self.IDLE_CPU:
+                progress[:] = [now, cpu]
+            elif now - progress[0] >= self.idle_seconds:
+                raise TimeoutError("idle")
+            return cpu - cpu_start >= cpu_limit
+
+        try:
+            self._write(protocol.frame(data), over)
+            header = self._read(protocol.HEADER.size, over)
+            (size,) = protocol.HEADER.unpack(header)
+            if size > self.limits.message_bytes:
+                self.kill()
+                raise ResultError(f"the answer is too large ({size} bytes; the limit is "
+                                  f"{self.limits.message_bytes})")
+            body = self._read(size, over)
+        except TimeoutError as error:
+            self.kill()
+            limit = cpu_limit or 0.0
+            if str(error) == "idle":
+                raise TimeLimitExceeded(
+                    f"wall-clock guard: the code used no CPU time for {self.idle_seconds:g} s (it slept, "
+                    "waited or blocked); the process was killed", "wall", self.idle_seconds) from None
+            if str(error) == "wall":
+                wall = limit * self.wall_factor + self.wall_slack
+                raise TimeLimitExceeded(
+                    f"wall-clock guard: no answer within {wall:g} s ({self.wall_factor:g} times the CPU "
+                    f"limit plus {self.wall_slack:g} s); the process was killed", "wall", wall) from None
+            raise TimeLimitExceeded(f"CPU time limit of {limit:g} s exceeded; the process was killed",
+                                    "cpu" if which == "call" else "budget", limit) from None
+        except (BrokenPipeError, EOFError):
+            try:
+                code = self._process.wait(timeout=self._EXIT_GRACE) if self._process else None
+            except subprocess.TimeoutExpired:  # it closed its end of a pipe and went on running
+                self.kill()
+                raise ChildDied("the process running the submission closed its channel to the grader "
+                                "and went on running; it was killed") from None
+            out_of_memory = self._cgroup is not None and self._cgroup.oom_killed()
+            self._collect_output()
+            self.kill()
+            if out_of_memory:
+                raise ChildDied(f"the process running the submission was killed: it used more than the "
+                                f"sandbox's memory limit of {self.limits.memory_mb} MB") from None
+            raise ChildDied(_describe_exit(code)) from None
+        generation = self.generation
+
+        def handles(obj: dict) -> Any:
+            value = obj.get("__handle__")
+            if isinstance(value, int) and not isinstance(value, bool):
+                return Handle(value, str(obj.get("type", "object"))[:80], generation)
+            return obj
+
+        try:
+            reply = json.loads(body.decode("utf-8"), object_hook=handles)
+        except (ValueError, RecursionError, UnicodeDecodeError, MemoryError):
+            self.kill()
+            raise ResultError("the answer could not be read (not valid JSON, nested too deeply, "
+                              "or an integer too large)") from None
+        if not isinstance(reply, dict):
+            raise ResultError("the answer had the wrong shape")
+        if not reply.get("ok"):
+            error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
+            where = error.get("where") if isinstance(error.get("where"), list) else []
+            if error.get("type") == "ResultError":
+                raise ResultError(str(error.get("message", ""))[:2000])
+            raise StudentError(str(error.get("type", "Error"))[:80], str(error.get("message", ""))[:2000],
+                               [str(w)[:300] for w in where])
+        if raw:
+            return reply.get("value")
+        return reply
+
+    _POLL = 0.05  #: seconds between CPU readings while waiting for the child
+    _EXIT_GRACE = 10.0 #: seconds a child whose pipe closed has to finish exiting before it is killed
+    IDLE_CPU = 0.02  #: CPU seconds that count as "the child is working"
+
+    def _write(self, data: bytes, over) -> None:
+        view = memoryview(data)
+        while view:
+            _, writable, _ = select.select([], [self._req_w], [], self._POLL)
+            if not writable:
+                if over():
+                    raise TimeoutError("cpu")
+                if not self.alive:
+                    raise BrokenPipeError
+                continue
+            try:
+                written = os.write(self._req_w, view)
+            except BlockingIOError:
+                continue
+            view = view[written:]
+
+    def _read(self, n: int, over) -> bytes:
+        chunks, got = [], 0
+        while got < n:
+            readable, _, _ = select.select([self._resp_r], [], [], self._POLL)
+            if not readable:
+                if over():
+                    raise TimeoutError("cpu")
+                continue
+            chunk = os.read(self._resp_r, min(n - got, 1 << 20))
+            if not chunk:
+                raise EOFError
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks)

@@ -1,0 +1,152 @@
+"""Time limits are fair: set from the reference's CPU time, and stated as what they are.
+
+``Assignment.limit_factor`` promises that every test's limit is at least that many times the
+CPU time the reference solution needs in it. Each assignment's reference is graded here and
+each test's limit, read as grading reads it (the suite's ``time_limit`` marker, else the
+assignment's ``test_time_limit``), is compared with the CPU seconds the reference used in it
+(``TestOutcome.seconds``).
+
+The bots assignment is left out of that comparison on purpose: its suite plays the bot's games
+in the arena's own sandboxes under their own budget, so ``TestOutcome.seconds`` (the grading
+sandbox's CPU time) does not include them and says nothing about that budget.
+
+Then two submissions run out of time for real: one that computes past a test's CPU limit must
+be told the CPU limit and how limits are chosen; one that sleeps must be stopped by the
+wall-clock guard and told so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+from pathlib import Path
+
+import pytest
+
+from autograder.assignments import Assignment, get_assignment
+from autograder.check import reference_submission
+from autograder.grading import grade_submission
+from autograder.submission import Submission
+
+pytestmark = pytest.mark.slow
+
+SEED = 31337
+FACTOR_SENTENCE = "each test's limit is at least 10 times the CPU time the reference solution needs for it"
+WALL_GUARD = ("time limit exceeded: wall-clock guard: the code used no CPU time for 5 s (it slept, waited "
+              "or blocked); the process was killed")
+
+
+class _LimitReader:
+    """A pytest plugin that reads each collected test's limit as the grader does."""
+
+    def __init__(self, default: float):
+        self.default = default
+        self.limits: dict[str, float] = {}
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        config.addinivalue_line("markers", "points(n): what the test is worth")
+        config.addinivalue_line("markers", "time_limit(seconds): the test's own time limit")
+
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        for item in items:
+            marker = item.get_closest_marker("time_limit")
+            self.limits[item.name] = float(marker.args[0]) if marker else self.default
+
+
+def suite_limits(assignment: Assignment) -> dict[str, float]:
+    """Each hidden test's own limit in CPU seconds, by test function name."""
+    reader = _LimitReader(assignment.test_time_limit)
+    suite = assignment.suite_path
+    args = [str(suite), "--collect-only", "-q", "-p", "no:cacheprovider", "--noconftest", "-c", os.devnull,
+            "--rootdir", str(suite.parent), "--import-mode=importlib", "-o", "addopts=",
+            "-o", "python_files=test_*.py"]
+    sink = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+        patch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")  # as grading runs the suites: no other plugins
+        code = pytest.main(args, plugins=[reader])
+    assert code == 0 and reader.limits, sink.getvalue()[-3000:]
+    return reader.limits
+
+
+@pytest.mark.parametrize("assignment_id", ["neighbors", "make-board", "flood-fill", "hypermines"])
+def test_every_limit_is_at_least_the_factor_times_the_reference(assignment_id):
+    assignment = get_assignment(assignment_id)
+    limits = suite_limits(assignment)
+    report = grade_submission(assignment, reference_submission(assignment), seed=SEED)
+    assert report.score == report.max_score, [(t.id, t.output) for t in report.tests if t.status != "passed"]
+    assert report.internal_errors == []
+    assert {t.id for t in report.tests} == set(limits)
+    measured = {t.id: t.seconds for t in report.tests}
+    print(f"{assignment_id}: limit / reference CPU seconds:",
+          {name: f"{limits[name]:g} / {seconds:.2f}" for name, seconds in measured.items()})
+    too_tight = {name: f"limit {limits[name]:g} s < {assignment.limit_factor:g} x {seconds:.2f} s"
+                 for name, seconds in measured.items() if limits[name] < assignment.limit_factor * seconds}
+    assert too_tight == {}, f"{assignment_id}: CPU seconds of the reference per test: {measured}"
+
+
+#: A HyperMinesGame that computes forever when asked for the original lab's "dig ongoing" dig, and
+#: gives wrong answers quickly everywhere else.
+SPINNER = '''
+class HyperMinesGame:
+    def __init__(self, dimensions, bombs):
+        self.dimensions, self.board, self.mask, self.state = dimensions, [], [], "ongoing"
+
+    def dig(self, coordinates):
+        if self.dimensions == [2, 4, 2] and list(coordinates) == [0, 3, 0]:
+            while True:
+                pass
+        return 0
+
+    def render(self, xray=False):
+        return []
+'''
+
+#: A flood-fill submission whose flood sleeps instead of working.
+SLEEPER = '''
+import time
+
+
+class MineField:
+    def __init__(self, field):
+        self.field = field
+
+
+class VisibleField:
+    def __init__(self, mine_field):
+        self.mine_field = mine_field
+
+
+def flood_fill_iterative(visible, row, col):
+    time.sleep(600)
+'''
+
+
+def source_submission(student: str, source: str, tmp_path: Path) -> Submission:
+    path = tmp_path / f"{student}.py"
+    path.write_text(source)
+    return Submission(student, path, source=source, filename=path.name, kind="python")
+
+
+def test_computing_past_a_tests_limit_is_stopped_there_and_told_the_cpu_limit(tmp_path):
+    assignment = get_assignment("hypermines")
+    report = grade_submission(assignment, source_submission("spinner", SPINNER, tmp_path), seed=SEED,
+                              time_limit=5, test_time_limit=1)
+    outcome = {t.id: t for t in report.tests}
+    assert outcome["test_dig_ongoing"].status == "failed"
+    assert outcome["test_dig_ongoing"].output == (
+        f"time limit exceeded: this test may use 1 s of CPU time ({FACTOR_SENTENCE}); the process was killed")
+    # Stopped at its own limit, the test leaves the rest of the budget to the tests after it.
+    assert [t.id for t in report.tests if "not reached" in t.output] == []
+    assert report.internal_errors == []
+
+
+def test_sleeping_is_stopped_by_the_wall_clock_guard(tmp_path):
+    assignment = get_assignment("flood-fill")
+    report = grade_submission(assignment, source_submission("sleeper", SLEEPER, tmp_path), seed=SEED,
+                              time_limit=20)
+    outcome = {t.id: t for t in report.tests}
+    for name in ("test_flood_fill_iterative_small", "test_flood_fill_iterative_1000x1000"):
+        assert outcome[name].status == "failed"
+        assert outcome[name].output == WALL_GUARD
+    assert report.internal_errors == []
