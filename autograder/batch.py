@@ -2,8 +2,9 @@
 
 Each submission is read in this process and graded by :func:`grade_job`, a plain function of
 plain data, so the same job runs inline, in a local process pool or on a dask.distributed
-worker. Finished students (a results folder with this assignment's record) are skipped unless
-``force`` is set.
+worker. A student graded before is skipped unless ``force`` is set, and only when the signed
+record in the results folder verifies for this assignment and the same source file (see
+:mod:`autograder.report`); anything else is graded again.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from tqdm import tqdm
 
 from .assignments import InstructorMaterialMissing, get_assignment
 from .grading import GradeReport, grade_submission, list_tests
-from .report import read_student, write_csv, write_student
+from .report import grader_key, read_student, write_csv, write_student
 from .submission import Submission, discover, read_submission
 
 __all__ = ["grade_job", "grade_batch", "BatchResult"]
@@ -45,7 +46,7 @@ def grade_job(job: dict) -> dict:
         report = grade_submission(assignment, submission, seed=job["seed"],
                                   time_limit=job.get("time_limit"), hide=job.get("hide", []),
                                   memory_mb=job.get("memory_mb"), test_time_limit=job.get("test_time_limit"),
-                                  settings=job.get("settings"))
+                                  settings=job.get("settings"), isolation=job.get("isolation", "bwrap"))
     except Exception:  # noqa: BLE001 - one broken submission never stops the batch
         report = _failed_report(assignment.id, submission, job["seed"], traceback.format_exc())
     return report.to_dict()
@@ -65,14 +66,15 @@ def _failed_report(assignment_id: str, submission: Submission, seed: int, error:
 
 def _jobs(assignment_id: str, submissions: list[Submission], seed: int, time_limit: float | None,
           hide: list[str], memory_mb: int | None, test_time_limit: float | None,
-          settings: dict | None = None) -> list[dict]:
+          settings: dict | None = None, isolation: str = "bwrap") -> list[dict]:
     jobs = []
     for submission in submissions:
         data = asdict(submission)
         data["path"] = str(submission.path)
         jobs.append({"assignment": assignment_id, "submission": data, "seed": seed,
                      "time_limit": time_limit, "hide": hide, "memory_mb": memory_mb,
-                     "test_time_limit": test_time_limit, "settings": dict(settings or {})})
+                     "test_time_limit": test_time_limit, "settings": dict(settings or {}),
+                     "isolation": isolation})
     return jobs
 
 
@@ -127,8 +129,14 @@ def grade_batch(assignment_id: str, paths: Iterable[Path], results_dir: Path, *,
                 force: bool = False, dask_address: str | None = None, seed: int | None = None,
                 memory_mb: int | None = None, progress: bool = True,
                 hide: list[str] | None = None, test_time_limit: float | None = None,
-                settings: dict | None = None) -> BatchResult:
-    """Grade every submission under ``paths`` and write results, feedback and the gradebook."""
+                settings: dict | None = None, isolation: str = "bwrap") -> BatchResult:
+    """Grade every submission under ``paths`` and write results, feedback and the gradebook.
+
+    ``isolation="bwrap"`` (the default) stops at once with a clear message on a machine that
+    cannot isolate untrusted code; ``"none"`` grades anyway (trusted code only)."""
+    from minesweeper_kit.sandbox.isolation import require
+
+    require(isolation)
     assignment = get_assignment(assignment_id)
     if not assignment.suite_path.is_file():  # raises first when the instructor folder is missing
         raise InstructorMaterialMissing(f"the hidden suite {assignment.suite_path} does not exist")
@@ -136,24 +144,30 @@ def grade_batch(assignment_id: str, paths: Iterable[Path], results_dir: Path, *,
     results_dir.mkdir(parents=True, exist_ok=True)
     seed = secrets.randbits(31) if seed is None else int(seed)
     paths = [Path(p) for p in paths]
-    students = discover(paths, assignment.preferred_files())
+    students = discover(paths, assignment.preferred_files())  # ValueError before anything is graded
+    grader_key(results_dir)  # an unusable key stops the batch now, not after grading
     reports: dict[str, GradeReport] = {}
     skipped, todo = [], []
     for student, path in students:
-        previous = None if force else read_student(results_dir, student, assignment.id)
-        if previous is not None:
+        submission = read_submission(student, path, keep_import=assignment.keeps_import)
+        previous = None if force else read_student(results_dir, student, assignment.id,
+                                                   source_name=submission.source_file,
+                                                   source_sha256=submission.sha256)
+        if previous is not None and previous.isolation == isolation:  # never keep an unisolated grade
             reports[student] = previous
             skipped.append(student)
         else:
-            todo.append(read_submission(student, path, keep_import=assignment.keeps_import))
+            todo.append(submission)
     hidden = [str(results_dir.resolve())] + [str(p.resolve()) for p in paths] + list(hide or [])
-    job_list = _jobs(assignment.id, todo, seed, time_limit, hidden, memory_mb, test_time_limit, settings)
+    job_list = _jobs(assignment.id, todo, seed, time_limit, hidden, memory_mb, test_time_limit, settings,
+                     isolation)
     bar = tqdm(total=len(job_list), desc=f"grading {assignment.id}", unit="submission",
                disable=not progress or not job_list)
 
     def done(job: dict, result: dict) -> None:
         report = GradeReport.from_dict(result)
-        write_student(report, results_dir)
+        write_student(report, results_dir, source_name=job["submission"]["source_file"],
+                      source_sha256=job["submission"]["sha256"])
         reports[report.student] = report
         bar.update(1)
         bar.set_postfix_str(f"{report.student}: {report.score:g}/{report.max_score:g}")

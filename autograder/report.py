@@ -2,39 +2,100 @@
 
 Feedback names each test, its points, and for a failure the failing case and its first
 difference; it never shows the hidden tests' code. Instructor-only details (errors on the
-grader's side) go to ``grader-log.txt`` beside them, never into the feedback.
+grader's side) go to ``grader-log.txt`` beside them, never into the feedback. What the
+student's code printed is shown fenced, each line behind ``| ``, and control characters
+anywhere in student-made text are shown as escapes, so nothing a submission prints can pass
+for the grader's own lines.
+
+Each student folder also holds ``grader.json``: the graded file's name and SHA-256, the
+SHA-256 of the files written, and an HMAC-SHA256 over those and the report's canonical JSON,
+keyed with ``<results>/.grader-key`` (random, mode 0600, made on first use). A resumed batch
+keeps a result only when its MAC verifies for the same assignment, student and source file,
+so a results folder edited by hand, or a submission changed after grading, is graded again.
+Files are replaced atomically (a temporary file, then ``os.replace``) and every path inside
+the results folder is opened without following symbolic links.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import errno
+import hashlib
+import hmac
+import io
 import json
-import re
+import os
+import secrets
+import stat
+import unicodedata
 from pathlib import Path
 
-from .grading import GradeReport
+from .grading import NOT_LOADED, GradeReport
+from .submission import folder_name
 
 __all__ = ["gradescope_results", "feedback_text", "write_student", "read_student", "write_csv",
-           "summary_table", "student_dir"]
+           "summary_table", "student_dir", "grader_key"]
 
 RECORD = ".report.json"
+STAMP = "grader.json"
+KEY_FILE = ".grader-key"
+STAMP_FORMAT = 1
+#: The files of a student folder whose exact bytes the stamp vouches for.
+STAMPED = ("results.json", "feedback.txt")
+#: How much of what the student's code printed the feedback shows.
+STDOUT_SHOWN = 4000
+STUDENT_OUTPUT_HEADER = "Your code printed (shown as it is; not the grader's words):"
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
 def student_dir(results_dir: Path, student: str) -> Path:
-    safe = re.sub(r"[^\w.@+-]", "_", student).lstrip(".") or "student"
-    return Path(results_dir) / safe
+    return Path(results_dir) / folder_name(student)
 
 
 def _points(value: float) -> str:
     return f"{value:g}"
 
 
+# ---------------------------------------------------------------------- student-made text
+_HIDDEN_CATEGORIES = {"Cc", "Cf", "Cs", "Zl", "Zp"}
+
+
+def _visible(text: str, keep: str = "\t") -> str:
+    """``text`` with control, invisible-format and line-separator characters written as
+    escapes (``\\x1b``, ``\\u202e``): a carriage return, a terminal escape sequence or a
+    right-to-left override in student-made text cannot move, hide or reorder what is shown.
+    Characters in ``keep`` stay as they are."""
+    if text.isprintable():
+        return text
+    out = []
+    for char in text:
+        if char in keep or char == " " or unicodedata.category(char) not in _HIDDEN_CATEGORIES:
+            out.append(char)
+        elif ord(char) < 0x100:
+            out.append(f"\\x{ord(char):02x}")
+        else:
+            out.append(f"\\u{ord(char):04x}")
+    return "".join(out)
+
+
+def _student_lines(text: str) -> list[str]:
+    """What the student's code printed, fenced: every line behind ``| ``."""
+    shown = text[:STDOUT_SHOWN].rstrip("\n")
+    lines = [STUDENT_OUTPUT_HEADER] + ["| " + _visible(line) for line in shown.split("\n")]
+    more = "; only its first 4000 characters are shown" if len(text) > STDOUT_SHOWN else ""
+    return lines + [f"(end of what your code printed{more})"]
+
+
 def gradescope_results(report: GradeReport) -> dict:
     """The Gradescope autograder results schema (score, execution_time, output, tests...)."""
     output = f"{report.assignment}: {_points(report.score)} / {_points(report.max_score)} points."
     if report.problem:
-        output += f" {report.problem}"
-    output += f" {report.submission}"
+        output += f" {_visible(report.problem)}"
+    output += f" {_visible(report.submission)}"
     return {
         "score": report.score,
         "execution_time": report.execution_time,
@@ -43,7 +104,7 @@ def gradescope_results(report: GradeReport) -> dict:
         "stdout_visibility": "hidden",
         "tests": [
             {"name": test.name, "number": str(number), "score": test.score, "max_score": test.max_score,
-             "status": test.status, "output": test.output, "visibility": test.visibility}
+             "status": test.status, "output": _visible(test.output, "\t\n"), "visibility": test.visibility}
             for number, test in enumerate(report.tests, start=1)
         ],
         "extra_data": {"assignment": report.assignment, "seed": report.seed, "student": report.student},
@@ -51,78 +112,251 @@ def gradescope_results(report: GradeReport) -> dict:
 
 
 def feedback_text(report: GradeReport) -> str:
-    """A plain-text report for the student."""
-    lines = [f"Assignment {report.assignment} - {report.student}",
-             f"Score: {_points(report.score)} / {_points(report.max_score)}",
-             f"Graded in {report.execution_time:.1f} s (random cases drawn from seed {report.seed}).",
-             report.submission, ""]
+    """A plain-text report for the student.
+
+    When the submission did not load, that one message comes right after the score, and the
+    tests it stopped are listed without repeating it.
+    """
+    lines = [f"Assignment {report.assignment} - {_visible(report.student)}",
+             f"Score: {_points(report.score)} / {_points(report.max_score)}", ""]
     if report.problem:
-        lines += [f"Your submission could not be graded fully: {report.problem}", ""]
+        first, *more = report.problem.split("\n")
+        lines += [f"Your submission could not be graded: {_visible(first)}"]
+        lines += [f"    {_visible(line)}" for line in more] + [""]
+    lines += [f"Graded in {report.execution_time:.1f} s (random cases drawn from seed {report.seed}).",
+              _visible(report.submission), ""]
+    if report.isolation == "none":
+        lines += ["Warning: graded without isolation (--isolation none): the code ran with the grader's "
+                  "own rights, outside any sandbox.", ""]
+    repeats = {NOT_LOADED, f"not graded: {report.problem}"} if report.problem else set()
     width = max((len(t.name) for t in report.tests), default=10)
     for test in report.tests:
         mark = "PASS" if test.status == "passed" else "FAIL"
         lines.append(f"[{mark}] {test.name.ljust(width)}  {_points(test.score)}/{_points(test.max_score)}")
-        if test.status != "passed" and test.output:
-            for part in test.output.splitlines() or [""]:
-                lines.append(f"       {part}")
+        if test.status != "passed" and test.output and test.output not in repeats:
+            for part in test.output.split("\n"):
+                lines.append(f"       {_visible(part)}")
     if report.stdout.strip():
-        lines += ["", "What your code printed (first part only):", report.stdout[:4000].rstrip()]
+        lines += [""] + _student_lines(report.stdout)
     return "\n".join(lines) + "\n"
 
 
-def write_student(report: GradeReport, results_dir: Path) -> Path:
-    """Write results.json, feedback.txt (and grader-log.txt if the grader failed) for a student."""
-    folder = student_dir(results_dir, report.student)
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "results.json").write_text(json.dumps(gradescope_results(report), indent=2) + "\n")
-    (folder / "feedback.txt").write_text(feedback_text(report))
-    (folder / RECORD).write_text(json.dumps(report.to_dict()) + "\n")
-    log = folder / "grader-log.txt"
-    if report.internal_errors:
-        log.write_text("\n\n".join(report.internal_errors) + "\n")
-    elif log.exists():
-        log.unlink()
-    return folder
+# ---------------------------------------------------------------------- files, never through links
+def _open_dir(path: Path) -> int:
+    return os.open(path, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
 
 
-def read_student(results_dir: Path, student: str, assignment: str) -> GradeReport | None:
-    """The finished report of a student for this assignment, if there is one."""
-    record = student_dir(results_dir, student) / RECORD
+def _open_subdir(parent: int, name: str, create: bool) -> int | None:
+    """A folder inside ``parent``, never reached through a link; a link or a file in its place
+    is removed (the link only, never what it points to) when ``create`` is set."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW | _CLOEXEC
     try:
-        report = GradeReport.from_dict(json.loads(record.read_text()))
-    except (OSError, ValueError, TypeError):
+        return os.open(name, flags, dir_fd=parent)
+    except OSError as error:
+        if error.errno not in (errno.ENOENT, errno.ELOOP, errno.ENOTDIR):
+            raise
+        if not create:
+            return None
+        if error.errno != errno.ENOENT:
+            os.unlink(name, dir_fd=parent)
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(name, 0o755, dir_fd=parent)
+    return os.open(name, flags, dir_fd=parent)
+
+
+def _write_file(folder: int, name: str, data: bytes, mode: int = 0o644) -> None:
+    """Replace ``name`` in ``folder`` atomically; a link of that name is replaced, not followed."""
+    temp = f".{name}.{secrets.token_hex(8)}.tmp"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, mode, dir_fd=folder)
+    try:
+        with open(fd, "wb", closefd=True) as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp, dir_fd=folder)
+        raise
+
+
+def _read_file(folder: int, name: str, limit: int = 64 * 1024 * 1024) -> bytes | None:
+    """A regular file's bytes, or None (missing, a link, not a plain file, too large)."""
+    try:
+        fd = os.open(name, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | _NONBLOCK, dir_fd=folder)
+    except OSError:
         return None
-    if report.assignment != assignment or not (record.parent / "results.json").exists():
+    with open(fd, "rb", closefd=True) as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        return handle.read(limit + 1)
+
+
+def _key(results: int, create: bool) -> bytes | None:
+    data = _read_file(results, KEY_FILE, 1024)
+    if data is None and create:
+        temp = f".{KEY_FILE}.{secrets.token_hex(8)}.tmp"
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=results)
+        try:
+            with open(fd, "wb", closefd=True) as handle:
+                handle.write(secrets.token_hex(32).encode("ascii") + b"\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+            with contextlib.suppress(FileExistsError):  # made by a batch running beside this one
+                os.link(temp, KEY_FILE, src_dir_fd=results, dst_dir_fd=results, follow_symlinks=False)
+        finally:
+            os.unlink(temp, dir_fd=results)
+        data = _read_file(results, KEY_FILE, 1024)
+    if data is None:
         return None
-    return report
+    text = data.strip()
+    if len(text) != 64 or any(c not in b"0123456789abcdef" for c in text):
+        return None
+    return bytes.fromhex(text.decode("ascii"))
+
+
+def grader_key(results_dir: Path) -> bytes:
+    """The key that signs this results folder's records, made (0600) on first use.
+
+    ``ValueError`` if ``<results_dir>/.grader-key`` exists but is not a key the grader made (a
+    link, a folder, other content): delete it, and every student is graded again."""
+    Path(results_dir).mkdir(parents=True, exist_ok=True)
+    results = _open_dir(results_dir)
+    try:
+        key = _key(results, create=True)
+    finally:
+        os.close(results)
+    if key is None:
+        raise ValueError(f"{Path(results_dir) / KEY_FILE} is not a key this grader made (a link, a folder or "
+                         "other content); delete it and grade again (every student is then graded again)")
+    return key
+
+
+def _canonical(value: object) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+
+
+def _signed(record: dict, assignment: str, student: str, source_name: str, source_sha256: str,
+            files: dict[str, str]) -> bytes:
+    """The bytes the MAC covers: the report and everything a kept result must still match."""
+    return _canonical({"format": STAMP_FORMAT, "assignment": assignment, "student": student,
+                       "source": {"name": source_name, "sha256": source_sha256}, "files": files,
+                       "report": record})
+
+
+def _mac(key: bytes, signed: bytes) -> str:
+    return hmac.new(key, signed, hashlib.sha256).hexdigest()
+
+
+def write_student(report: GradeReport, results_dir: Path, *, source_name: str = "",
+                  source_sha256: str = "") -> Path:
+    """Write results.json, feedback.txt, the grader's record and its signed ``grader.json`` (and
+    grader-log.txt if the grader failed) for a student; ``source_name`` and ``source_sha256``
+    identify the file that was graded. Returns the student's folder."""
+    key = grader_key(results_dir)
+    record_text = json.dumps(report.to_dict()) + "\n"
+    contents = {"results.json": (json.dumps(gradescope_results(report), indent=2) + "\n").encode("ascii"),
+                "feedback.txt": feedback_text(report).encode("utf-8", "backslashreplace"),
+                RECORD: record_text.encode("ascii")}
+    files = {name: hashlib.sha256(contents[name]).hexdigest() for name in STAMPED}
+    signed = _signed(json.loads(record_text), report.assignment, report.student, source_name, source_sha256, files)
+    stamp = {"format": STAMP_FORMAT, "assignment": report.assignment, "student": report.student,
+             "source": {"name": source_name, "sha256": source_sha256}, "files": files, "mac": _mac(key, signed)}
+    results = _open_dir(results_dir)
+    try:
+        folder = _open_subdir(results, folder_name(report.student), create=True)
+        try:
+            for name, data in contents.items():
+                _write_file(folder, name, data)
+            if report.internal_errors:
+                _write_file(folder, "grader-log.txt",
+                            ("\n\n".join(report.internal_errors) + "\n").encode("utf-8", "backslashreplace"))
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink("grader-log.txt", dir_fd=folder)
+            _write_file(folder, STAMP, (json.dumps(stamp, indent=2, ensure_ascii=True) + "\n").encode("ascii"))
+        finally:
+            os.close(folder)
+    finally:
+        os.close(results)
+    return student_dir(results_dir, report.student)
+
+
+def read_student(results_dir: Path, student: str, assignment: str, *, source_name: str,
+                 source_sha256: str) -> GradeReport | None:
+    """The finished report of a student, if one may be kept: its MAC verifies under this results
+    folder's key for this assignment, this student and this source file (name and SHA-256),
+    and the written files are unchanged. None otherwise: the student is graded again."""
+    try:
+        results = _open_dir(results_dir)
+    except OSError:
+        return None
+    try:
+        key = _key(results, create=False)
+        folder = _open_subdir(results, folder_name(student), create=False) if key is not None else None
+        if folder is None:
+            return None
+        try:
+            stamp_bytes, record_bytes = _read_file(folder, STAMP), _read_file(folder, RECORD)
+            written = {name: _read_file(folder, name) for name in STAMPED}
+        finally:
+            os.close(folder)
+        if stamp_bytes is None or record_bytes is None or None in written.values():
+            return None
+        stamp, record = json.loads(stamp_bytes), json.loads(record_bytes)
+        if not isinstance(stamp, dict) or not isinstance(record, dict) or not isinstance(stamp.get("mac"), str):
+            return None
+        files = {name: hashlib.sha256(data).hexdigest() for name, data in written.items()}
+        expected = _mac(key, _signed(record, assignment, student, source_name, source_sha256, files))
+        if not hmac.compare_digest(stamp["mac"].encode("ascii", "replace"), expected.encode("ascii")):
+            return None
+        report = GradeReport.from_dict(record)
+    except (OSError, ValueError, TypeError, KeyError, RecursionError):
+        return None
+    finally:
+        os.close(results)
+    return report if report.assignment == assignment and report.student == student else None
+
+
+def _cell(text: str) -> str:
+    """Text a spreadsheet will show as text: a leading = + - @ would start a formula there."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def write_csv(reports: list[GradeReport], path: Path) -> None:
-    """A gradebook: one row per student, the total, then each test's points."""
+    """A gradebook: one row per student, the total, then each test's points (replaced atomically)."""
     names = []
     for report in reports:
         for test in report.tests:
             if test.name not in names:
                 names.append(test.name)
-    with open(path, "w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["student", "score", "max_score", "percent", "execution_time", "seed", "problem"] + names)
-        for report in sorted(reports, key=lambda r: r.student):
-            by_name = {t.name: t.score for t in report.tests}
-            percent = 100.0 * report.score / report.max_score if report.max_score else 0.0
-            writer.writerow([report.student, _points(report.score), _points(report.max_score),
-                             f"{percent:.1f}", f"{report.execution_time:.2f}", report.seed,
-                             report.problem or ""] + [_points(by_name[n]) if n in by_name else "" for n in names])
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer)
+    writer.writerow(["student", "score", "max_score", "percent", "execution_time", "seed", "problem"] + names)
+    for report in sorted(reports, key=lambda r: r.student):
+        by_name = {t.name: t.score for t in report.tests}
+        percent = 100.0 * report.score / report.max_score if report.max_score else 0.0
+        writer.writerow([_cell(report.student), _points(report.score), _points(report.max_score),
+                         f"{percent:.1f}", f"{report.execution_time:.2f}", report.seed,
+                         _cell(_visible(report.problem or ""))] + [_points(by_name[n]) if n in by_name else "" for n in names])
+    path = Path(path)
+    folder = _open_dir(path.parent)
+    try:
+        _write_file(folder, path.name, buffer.getvalue().encode("utf-8", "backslashreplace"))
+    finally:
+        os.close(folder)
 
 
 def summary_table(reports: list[GradeReport]) -> str:
-    """A fixed-width table of students, scores, time and a short note."""
+    """A fixed-width table of students, scores, time and a short note (for a terminal: no
+    student-made control characters reach it)."""
     rows = [("student", "score", "time", "note")]
     for report in sorted(reports, key=lambda r: r.student):
         failed = [t for t in report.tests if t.status != "passed"]
         note = report.problem or (f"{len(failed)} test(s) failed" if failed else "all tests passed")
-        rows.append((report.student, f"{_points(report.score)}/{_points(report.max_score)}",
-                     f"{report.execution_time:.1f}s", note[:70]))
+        rows.append((_visible(report.student), f"{_points(report.score)}/{_points(report.max_score)}",
+                     f"{report.execution_time:.1f}s", _visible(note, "")[:70]))
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     lines = []
     for index, row in enumerate(rows):

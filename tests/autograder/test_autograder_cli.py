@@ -21,7 +21,7 @@ def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(AUTOGRADER + list(args), capture_output=True, text=True, cwd=cwd, timeout=600)
 
 
-@pytest.mark.parametrize("command", [[], ["grade"], ["list"], ["check"], ["export-gradescope"]])
+@pytest.mark.parametrize("command", [[], ["grade"], ["list"], ["check"], ["doctor"], ["export-gradescope"]])
 def test_every_command_has_help(command):
     result = run(*command, "--help")
     assert result.returncode == 0

@@ -19,4 +19,5 @@ def test_batch_runs_on_a_local_dask_cluster(tmp_path, reference_source):
     scores = {r.student: r.score for r in result.reports}
     assert scores == {"ann": 20, "ben": 0}
     ben = json.loads((tmp_path / "results" / "ben" / "results.json").read_text())
-    assert "RuntimeError: broken at import" in ben["tests"][0]["output"]
+    assert {t["output"] for t in ben["tests"]} == {"not run: the submission did not load"}
+    assert "RuntimeError: broken at import" in (tmp_path / "results" / "ben" / "feedback.txt").read_text()
