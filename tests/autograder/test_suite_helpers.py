@@ -2,7 +2,7 @@
 
 import pytest
 
-from autograder.sandbox import Handle
+from minesweeper_kit.sandbox import Handle
 from autograder.suite import Mismatch, check_coordinates, check_equal, first_difference
 
 

@@ -2,19 +2,26 @@
 
 Fixed cases are the original lab's tests (seed-originals/A); differential cases compare the
 submission with the engine on random games drawn from this grading run's seed, smallest first;
-size cases are the original 4-D and 5-D boards.
+size cases are the original 4-D and 5-D boards. `dump()`, given in the template and the notebook,
+must still print the four attributes (one slice of the first axis a line); spaces are not counted,
+since the lab's template and the notebook align the lines differently.
+
+Time: 40 s of CPU time for the two largest whole games and 30 s for every other test, as the
+notebook states; the reference needs at most about 0.7 s for any test (over 40 times less).
 """
 
 from __future__ import annotations
 
 import json
 import random
+from contextlib import contextmanager
 
 import numpy as np
 from functools import lru_cache
 
 from minesweeper_kit import Game
 from minesweeper_kit.render import hypermines_board, hypermines_render
+from minesweeper_kit.sandbox import StudentError
 
 from autograder.suite import Mismatch, check_equal, describe, points, require, time_limit
 
@@ -29,9 +36,19 @@ def original(originals, name):
         return json.load(inputs), json.load(outputs)
 
 
+@contextmanager
+def during(case):
+    """An exception raised by the student's code becomes a Mismatch that names the case."""
+    try:
+        yield
+    except StudentError as error:
+        raise Mismatch(f"{case}: {error}") from None
+
+
 def new_game(box, dimensions, bombs):
     require(box, "HyperMinesGame")
-    return box.call("HyperMinesGame", dimensions, bombs)
+    with during(f"HyperMinesGame({dimensions}, {describe(bombs)})"):
+        return box.call("HyperMinesGame", dimensions, bombs)
 
 
 def game_from_attributes(box, game):
@@ -48,7 +65,8 @@ def check_attributes(box, handle, expected, case, names=ATTRIBUTES):
 
 
 def dig(box, handle, coordinates, case):
-    revealed = box.call_method(handle, "dig", list(coordinates))
+    with during(case):
+        revealed = box.call_method(handle, "dig", list(coordinates))
     if not (isinstance(revealed, int) and not isinstance(revealed, bool)):
         raise Mismatch(f"{case}: dig should return an int (cells newly revealed), got {describe(revealed)}")
     return revealed
@@ -82,6 +100,41 @@ def random_games(seed, salt, count, max_cells):
         games.append((dimensions, bombs, rng.random()))
     games.sort(key=lambda g: (cells(g[0]), len(g[0])))
     return games
+
+
+def printed_by_method(box, handle, name, *args):
+    """What calling method ``name`` of an object in the sandbox printed."""
+    reply = box._call({"op": "call", "name": name, "handle": handle.id}, args, {}, None, True, full=True)
+    return reply.get("stdout", "")
+
+
+def folded(line):
+    """A printed line compared without its spaces, a tuple read as a list (``(3,)`` as ``[3]``)."""
+    return "".join(line.split()).replace(",)", ")").replace("(", "[").replace(")", "]")
+
+
+def dump_lines(game):
+    """What dump() prints for these attributes, one slice of the first axis a line."""
+    lines = [f"dimensions: {game['dimensions']}"]
+    for name in ("board", "mask"):
+        parts = [str(part) for part in game[name]]
+        lines += [f"{name}: {parts[0]}"] + parts[1:]
+    lines.append(f"state: {game['state']}")
+    return lines
+
+
+def check_dump(box, handle, game, case):
+    with during(case):
+        printed = [" ".join(line.split()) for line in printed_by_method(box, handle, "dump").splitlines()]
+    printed = [line for line in printed if line]
+    wanted = dump_lines(game)
+    for index, line in enumerate(wanted):
+        got = printed[index] if index < len(printed) else "(nothing)"
+        if folded(got) != folded(line):
+            raise Mismatch(f"{case}: dump() printed line {index + 1} as {describe(got)}, expected {describe(line)} "
+                           "(spaces not counted)")
+    if len(printed) > len(wanted):
+        raise Mismatch(f"{case}: dump() printed {len(printed)} lines, expected {len(wanted)}")
 
 
 def describe_game(number, dimensions, bombs):
@@ -239,7 +292,9 @@ def test_random_new_games(box, seed):
     for number, (dimensions, bombs, _) in enumerate(random_games(seed, "new", 12, 300), start=1):
         case = describe_game(number, dimensions, bombs)
         handle = new_game(box, dimensions, bombs)
-        check_attributes(box, handle, engine_view(Game.from_mines(dimensions, bombs)), case)
+        expected = engine_view(Game.from_mines(dimensions, bombs))
+        check_attributes(box, handle, expected, case)
+        check_dump(box, handle, expected, case)
 
 
 @points(3)

@@ -1,0 +1,61 @@
+"""Plausible student bugs, made from the reference solutions' own text.
+
+A mutant is a list of small named replacements (old text -> new text) applied to the reference
+source of its assignment (the notebook's solution cells, or `instructor/reference/hypermines.py`),
+so the mutants follow the reference as it changes. A replacement whose old text is missing or
+appears more than once is an error, never a silent no-op.
+
+Each mutant also says what grading it must show: the hidden tests (by function name) that lose
+their points, those that keep them, and texts its feedback must contain (the failing case and
+its first difference).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["Mutant", "OTHERS", "mutate", "reference_source"]
+
+#: ``keeps=OTHERS``: every hidden test not listed in ``loses`` keeps its points.
+OTHERS = ("*",)
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One bug: how to make it from the reference, and what the grader must say about it."""
+
+    name: str
+    bug: str                                  #: what the student got wrong, in one sentence
+    replacements: tuple[tuple[str, str], ...]
+    loses: tuple[str, ...]                    #: hidden tests that lose points; the first names the bug
+    says: tuple[str, ...]                     #: texts the first losing test's feedback must contain
+    keeps: tuple[str, ...] = OTHERS           #: hidden tests that keep their points
+    settings: dict = field(default_factory=dict, hash=False)  #: grading settings (bots: bot_games)
+
+    def __post_init__(self) -> None:
+        if not self.replacements or not self.loses or not self.says:
+            raise ValueError(f"mutant {self.name}: needs replacements, loses and says")
+        if not all(isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(t, str) for t in pair)
+                   for pair in self.replacements):
+            raise ValueError(f"mutant {self.name}: each replacement is a pair (old text, new text)")
+        overlap = set(self.loses) & set(self.keeps)
+        if overlap:
+            raise ValueError(f"mutant {self.name}: {sorted(overlap)} both lose and keep points")
+
+
+def mutate(source: str, mutant: Mutant) -> str:
+    """The reference source with the mutant's replacements, each of which must match exactly once."""
+    for old, new in mutant.replacements:
+        count = source.count(old)
+        if count != 1:
+            raise ValueError(f"mutant {mutant.name}: the reference contains {old!r} {count} times, not once")
+        source = source.replace(old, new)
+    return source
+
+
+def reference_source(assignment_id: str) -> str:
+    """The source the grader takes as the assignment's reference solution."""
+    from autograder.assignments import get_assignment
+    from autograder.check import reference_submission
+
+    return reference_submission(get_assignment(assignment_id)).source
