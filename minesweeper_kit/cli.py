@@ -9,7 +9,8 @@ import sys
 from . import __version__
 
 # Each module adds its own subcommand through a `register(subparsers)` function.
-COMMAND_MODULES = ("minesweeper_kit.play", "minesweeper_kit.lab", "minesweeper_kit.arena")
+COMMAND_MODULES = ("minesweeper_kit.play", "minesweeper_kit.lab", "minesweeper_kit.arena",
+                   "minesweeper_kit.tournament")
 
 
 def build_parser() -> argparse.ArgumentParser:
