@@ -1,0 +1,33 @@
+"""What a student cannot do to results: have a forged or replayed record kept by a resumed
+batch, or share another student's results folder by the name of a file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from redteam_harness import MODES, run_collision
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_forged_and_replayed_records_are_graded_again(resumed_runs, mode):
+    resumed = resumed_runs[mode]
+    assert resumed.error == ""
+    assert len(resumed.graded) == 2 and len(resumed.kept) == 1, (resumed.graded, resumed.kept)
+    for student in ("forger-replay", "forger-fresh"):
+        report = resumed.reports[student]
+        assert report.score == 0 and report.max_score == 20, report
+        on_disk = json.loads((resumed.results / student / "results.json").read_text())
+        assert on_disk["score"] == 0
+        assert "Score: 0 / 20" in (resumed.results / student / "feedback.txt").read_text()
+    assert resumed.reports["02-honest"].score == 20
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("names", [("a b.py", "a_b.py"), ("Ana.py", "ana.py")], ids=["space-underscore", "case"])
+def test_two_students_never_share_a_results_folder(stage, mode, names):
+    error, results = run_collision(stage, mode, names)
+    assert "would share the results folder" in error, error
+    graded = [p.name for p in results.iterdir() if p.is_dir()] if results.exists() else []
+    assert graded == [], graded
