@@ -1,4 +1,10 @@
-"""`mines lab`: start JupyterLab on the kit's notebooks."""
+"""`mines lab`: start JupyterLab on the student workspace, or on the source notebooks.
+
+Students run `mines lab` (what `make lab` runs): it builds the student versions of the notebooks
+once into ``workspace/`` beside the checkout's ``notebooks/`` and opens JupyterLab there, so the
+file browser never reaches a solution. Instructors run `mines lab --source` to open the nbgrader
+source notebooks, solutions included.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,8 @@ import importlib.util
 import os
 import sys
 from pathlib import Path
+
+from .workspace import build_workspace, default_workspace
 
 
 def find_notebooks(start: Path | None = None) -> Path | None:
@@ -21,15 +29,46 @@ def find_notebooks(start: Path | None = None) -> Path | None:
     return None
 
 
+def _missing_tools(*modules: str) -> list[str]:
+    return [name for name in modules if importlib.util.find_spec(name) is None]
+
+
+def choose_folder(args: argparse.Namespace) -> tuple[Path | None, str]:
+    """The folder JupyterLab opens, and a line saying what it is (or why there is none)."""
+    if args.folder:
+        folder = Path(args.folder)
+        if not folder.is_dir():
+            return None, f"no notebooks folder at {folder}"
+        return folder, f"opening {folder} as it is"
+    notebooks = find_notebooks()
+    if notebooks is None:
+        return None, "no notebooks folder found; run it inside the kit's checkout or name the folder"
+    if args.source:
+        return notebooks, (f"opening the SOURCE notebooks in {notebooks}: every solution is in them "
+                           "(for instructors; students run `mines lab`)")
+    workspace = Path(args.workspace) if args.workspace else default_workspace(notebooks)
+    missing = _missing_tools("nbgrader")
+    if missing:
+        return None, "nbgrader is not installed, so the student versions cannot be built; run `make lab`"
+    report = build_workspace(workspace, notebooks)
+    return report.folder, report.summary()
+
+
 def run(args: argparse.Namespace) -> int:
-    folder = Path(args.folder) if args.folder else find_notebooks()
-    if folder is None or not folder.is_dir():
-        print("mines lab: no notebooks folder found; run it inside the kit's checkout or name the folder", file=sys.stderr)
+    if _missing_tools("jupyterlab"):
+        print("mines lab: JupyterLab is not installed; run `make lab`, or pip install 'minesweeper-kit[lab]'",
+              file=sys.stderr)
         return 2
-    if importlib.util.find_spec("jupyterlab") is None:
-        print("mines lab: JupyterLab is not installed; run `make lab`, or pip install 'minesweeper-kit[lab]'", file=sys.stderr)
+    try:
+        folder, message = choose_folder(args)
+    except (ValueError, RuntimeError) as error:
+        print(f"mines lab: {error}", file=sys.stderr)
         return 2
-    command = [sys.executable, "-m", "jupyterlab", f"--notebook-dir={folder}", *args.extra]
+    if folder is None:
+        print(f"mines lab: {message}", file=sys.stderr)
+        return 2
+    print(f"mines lab: {message}", flush=True)
+    command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={folder.resolve()}", *args.extra]
     if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in command:
         # Containers and course VMs often run as root, where JupyterLab refuses to start without it.
         command.append("--allow-root")
@@ -39,8 +78,16 @@ def run(args: argparse.Namespace) -> int:
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "lab", help="start JupyterLab on the kit's notebooks",
-        description="Start JupyterLab on the step-by-step notebooks. Options it does not know "
-        "(e.g. --no-browser, --port=8890) are passed on to JupyterLab.")
-    parser.add_argument("folder", nargs="?", help="notebooks folder (default: the nearest notebooks/ of the kit)")
+        "lab", help="start JupyterLab on your own copies of the notebooks (the student workspace)",
+        description="Start JupyterLab on the step-by-step notebooks. By default it opens the student "
+        "workspace: the student versions of the notebooks, built once with nbgrader into workspace/ "
+        "beside the checkout's notebooks/ and never overwritten afterwards (a missing notebook is "
+        "added back; yours are kept). Options it does not know (e.g. --no-browser, --port=8890) are "
+        "passed on to JupyterLab.")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--source", action="store_true",
+                       help="open the source notebooks, solutions included (for instructors)")
+    where.add_argument("--workspace", metavar="DIR",
+                       help="build and open the student workspace in DIR instead of workspace/")
+    where.add_argument("folder", nargs="?", help="open this folder as it is instead")
     parser.set_defaults(run=run, passes_extra=True)

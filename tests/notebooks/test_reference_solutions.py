@@ -14,7 +14,7 @@ import pytest
 
 from notebook_tools import NOTEBOOKS, nbgrader_meta
 
-ORIGINALS = Path(os.environ.get("SEED_ORIGINALS", "/work/shared/seed-originals"))
+ORIGINALS = Path(os.environ.get("SEED_ORIGINALS", Path(__file__).resolve().parents[2].parent / "shared" / "seed-originals"))
 
 
 def solution_namespace(name: str) -> dict:

@@ -1,103 +1,186 @@
-"""A new student's first session, in a real browser: open the student version of step 1 in
-JupyterLab, run it, write one exercise (`neighbors`), see its visible test pass, and see the
-board that counts with that function come to life.
+"""Every step as a student meets it, in a real browser: open the student version in JupyterLab,
+type the solutions into the exercise cells, Run All, click the boards, and check that every visible
+test passes and that the boards play the student's code (and, on step 3, that nbgrader's Validate
+button agrees).
 
-Reuses the browser tests' session fixtures (a JupyterLab on loopback, Debian's Chromium through
-Playwright) and their helpers for running cells and clicking the board.
+One JupyterLab and one Chromium serve the whole session (tests/conftest.py). Screenshots of each
+step go to test-artifacts/browser/.
 """
-import shutil
-from pathlib import Path
+import re
+import time
 
 import nbformat
 import pytest
 
-from browser.support import Notebook, act  # the session fixtures are in tests/conftest.py
+from browser.support import Notebook, act, version  # the session fixtures are in tests/conftest.py
 
-from notebook_tools import nbgrader_meta  # noqa: E402
+from notebook_tools import ASSIGNMENTS, NOTEBOOKS, nbgrader_meta
 
 pytestmark = pytest.mark.browser
 
-NAME = "01-neighbors.ipynb"
+MARKER = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n", re.M)
 
-STUDENT_ANSWER = '''\
-def neighbors(dimensions, coordinates):
-    """The in-bounds neighbours of a cell, itself excluded, for any number of axes."""
-    if len(dimensions) == 0:
-        return []
-    rest = neighbors(dimensions[1:], coordinates[1:]) + [tuple(coordinates[1:])]
-    first = coordinates[0]
-    cells = []
-    for value in (first - 1, first, first + 1):
-        if 0 <= value < dimensions[0]:
-            for tail in rest:
-                cell = (value,) + tuple(tail)
-                if cell != tuple(coordinates):
-                    cells.append(cell)
-    return cells
-'''
+# Per step: the cells whose boards are clicked, and a probe that reads the Python side back. A probe
+# prints one JSON line; "mine" says the board runs the student's code (their class, their function).
+WALK = {
+    "00-play.ipynb": (["demo-04", "demo-08", "demo-10", "demo-13"], """\
+print(json.dumps({"errors": [b.error for b in (classic, cube, ring, charged)],
+                  "played": [b.game.revealed_count for b in (classic, cube, ring, charged)],
+                  "mine": True}))"""),
+    "01-neighbors.ipynb": (["demo-18", "demo-26"], """\
+print(json.dumps({"errors": [b.error for b in (text_board, neighbors_board)] + [nd_explorer.error],
+                  "played": [text_board.revealed, neighbors_board.revealed],
+                  "mine": "   a  b  c" in text_board.driver.printed
+                          and neighbors_board.driver.__class__.__name__ != "EngineDriver"}))"""),
+    "02-make-board.ipynb": (["demo-14"], """\
+print(json.dumps({"errors": [numbers_board.error], "played": [numbers_board.revealed],
+                  "mine": numbers_board.driver._new_board is new_board}))"""),
+    "03-flood-fill.ipynb": (["demo-10", "demo-15"], """\
+print(json.dumps({"errors": [field_board.error, big_board.error],
+                  "played": [field_board.revealed, big_board.revealed],
+                  "mine": isinstance(field_board.game, VisibleField)
+                          and isinstance(big_board.game, StackVisibleField)}))"""),
+    "04-nd-dig.ipynb": (["demo-06", "demo-07"], """\
+print(json.dumps({"errors": [cube_board.error, tesseract_board.error],
+                  "played": [cube_board.revealed, tesseract_board.revealed],
+                  "mine": isinstance(cube_board.game, HyperMinesGame)
+                          and isinstance(tesseract_board.game, HyperMinesGame)}))"""),
+    "05-bots.ipynb": ([], """\
+print(json.dumps({"errors": [bot_board.error], "played": [bot_board.revealed],
+                  "mine": len(moves) > 0 and bot_board.game.state != "ongoing"}))"""),
+}
 
-PROBE = '''\
-import json
-print(json.dumps({"error": neighbors_board.error, "revealed": neighbors_board.revealed,
-                  "state": neighbors_board.state}))'''
+PROBE_HEAD = "import json\n"
 
 
-def cell_index(nb, cell_id):
-    return next(i for i, c in enumerate(nb.cells) if c.get("id") == cell_id)
+def answers(name: str) -> dict[str, str]:
+    """What the student types into each exercise cell: the reference solution, markers removed."""
+    source = nbformat.read(NOTEBOOKS / name, as_version=4)
+    return {c.id: MARKER.sub("", c.source) for c in source.cells if nbgrader_meta(c).get("solution")}
 
 
-def output_text(notebook, index):
-    outputs = notebook.cell(index).locator(".jp-OutputArea-output")
-    return " ".join(outputs.nth(i).text_content() for i in range(outputs.count()))
+def run_all(page, notebook: Notebook, timeout: float = 420) -> None:
+    """Run → Run All Cells from the menu, then wait until every code cell has run; if the run
+    stops early (a cell raised), fail with that cell's error. A Run All given while the kernel is
+    still connecting after the page loads is lost, so it is given again until cells start."""
+    prompts = ".jp-NotebookPanel .jp-CodeCell .jp-InputArea-prompt"  # one notebook per page
+    for attempt in range(4):
+        page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Run$")).click()
+        page.locator(".lm-Menu-item:visible", has_text=re.compile(r"^Run All Cells")).first.click()
+        try:
+            page.wait_for_function(
+                f"() => [...document.querySelectorAll('{prompts}')].some(p => /\\[(\\*|\\d+)\\]/.test(p.textContent))",
+                timeout=15_000)
+            break
+        except Exception:
+            if attempt == 3:
+                notebook.shot("run-all-did-not-start")
+                raise
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        texts = page.locator(prompts).all_text_contents()
+        if all(re.search(r"\[\d+\]", t) for t in texts):
+            return
+        if not any("*" in t for t in texts):
+            time.sleep(1)  # no cell running, some never ran: an error stopped the run
+            texts = page.locator(prompts).all_text_contents()
+            if not any("*" in t for t in texts) and not all(re.search(r"\[\d+\]", t) for t in texts):
+                notebook.shot("run-all-stopped")
+                errors = page.locator(".jp-NotebookPanel .jp-OutputArea-output[data-mime-type="
+                                      "'application/vnd.jupyter.stderr']").all_text_contents()
+                raise AssertionError("Run All stopped early:\n" + "\n".join(e[-1500:] for e in errors))
+        time.sleep(0.5)
+    notebook.shot("run-all-timeout")
+    raise AssertionError(f"Run All did not finish within {timeout:g} s")
 
 
-def test_new_student_writes_neighbors_and_the_board_uses_it(course, lab, page):
-    released = nbformat.read(course / "release" / "neighbors" / NAME, as_version=4)
-    released.cells.append(nbformat.v4.new_code_cell(PROBE))
-    nbformat.write(released, lab.notebooks / NAME)
-    exercise = cell_index(released, "neighbors")
-    test = cell_index(released, "test_neighbors")
-    board_cell = next(i for i, c in enumerate(released.cells) if "neighbors_board = Board(" in c.source)
+def outputs(notebook: Notebook, index: int) -> str:
+    found = notebook.cell(index).locator(".jp-OutputArea-output")
+    return " ".join(found.nth(i).text_content() for i in range(found.count()))
+
+
+def click_a_covered_cell(page, board) -> tuple[int, int] | None:
+    """Dig the first covered cell of the slice on show, as a student's click; None if none is left."""
+    rows = board.get_attribute("data-view").split("/")
+    covered = next(((r, c) for r, row in enumerate(rows) for c, face in enumerate(row) if face == "#"), None)
+    if covered is None or board.get_attribute("data-state") != "ongoing":
+        return None
+    before = version(board)
+    act(page, board, *covered)
+    assert version(board) > before
+    return covered
+
+
+@pytest.mark.parametrize("name", sorted(ASSIGNMENTS))
+def test_student_walks_through_the_step(course, lab, page, name):
+    released = nbformat.read(course / "release" / ASSIGNMENTS[name] / name, as_version=4)
+    board_cells, probe_source = WALK[name]
+    released.cells.append(nbformat.v4.new_code_cell(PROBE_HEAD + probe_source))
+    nbformat.write(released, lab.notebooks / name)
+    index = {cell.id: i for i, cell in enumerate(released.cells)}
     probe = len(released.cells) - 1
-    assert nbgrader_meta(released.cells[exercise]).get("solution")
+    typed = answers(name)
+    assert set(typed) <= set(index), "an exercise cell of the source is missing from the student version"
 
-    page.goto(f"{lab.url}/lab/tree/{NAME}?reset&token={lab.token}")
+    page.goto(f"{lab.url}/lab/tree/{name}?reset&token={lab.token}")
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
     page.wait_for_selector(".jp-NotebookPanel [data-status='idle']", state="attached", timeout=90_000)
-    notebook = Notebook(page, "walkthrough-01")
+    notebook = Notebook(page, f"walkthrough-{name.removesuffix('.ipynb')}")
+    notebook.shot("opened")
 
-    # 1. Run the whole notebook as it comes: the unwritten exercise fails its test, the board says why.
-    for index, cell in enumerate(released.cells[:-1]):
-        if cell.cell_type == "code":
-            notebook.run(index)
-    notebook.shot("ran-everything")
-    assert "NotImplementedError" in output_text(notebook, test)
-    board = notebook.cell(board_cell).locator(".msk-board")  # the board in this cell's output
-    board.locator(".msk-error").wait_for()
-    assert "NotImplementedError" in board.locator(".msk-error").text_content()
+    # 1. Write every exercise, typed into its cell as a student would.
+    for cell_id, answer in typed.items():
+        cell = notebook.cell(index[cell_id])
+        assert "raise NotImplementedError()" in cell.locator(".cm-content").text_content()
+        cell.locator(".cm-content").click()
+        page.keyboard.press("Control+a")
+        page.keyboard.insert_text(answer)
+    if typed:
+        notebook.shot("exercises-written")
 
-    # 2. Write the exercise in its cell and run it.
-    editor = notebook.cell(exercise).locator(".cm-content")
-    editor.click()
-    page.keyboard.press("Control+a")
-    page.keyboard.insert_text(STUDENT_ANSWER)
-    notebook.run(exercise)
-    notebook.shot("exercise-written")
+    # 2. Run everything from the menu: every visible test passes (Run All would stop at a failure).
+    run_all(page, notebook)
+    notebook.shot("ran-all")
+    for i, cell in enumerate(released.cells):
+        if nbgrader_meta(cell).get("grade"):
+            shown = outputs(notebook, i)
+            assert "Error" not in shown and "Traceback" not in shown, f"{cell.id}: {shown[-1500:]}"
+    assert page.locator(".jp-NotebookPanel:visible .msk-has-error").count() == 0
 
-    # 3. Its visible test now passes: no error in the test cell's output.
-    notebook.run(test)
-    notebook.shot("test-passes")
-    assert "Error" not in output_text(notebook, test), output_text(notebook, test)
+    # 3. Click each board: it answers from the student's code, with no error.
+    for cell_id in board_cells:
+        board = notebook.cell(index[cell_id]).locator(".msk-board").first
+        board.locator("canvas").wait_for()
+        board.scroll_into_view_if_needed()
+        clicked = click_a_covered_cell(page, board)
+        notebook.shot(f"clicked-{cell_id}")
+        assert board.locator(".msk-error-message").count() == 0, board.locator(".msk-error-message").text_content()
+        if clicked is not None:
+            face = board.get_attribute("data-view").split("/")[clicked[0]][clicked[1]]
+            assert face != "#", f"{cell_id}: the clicked cell {clicked} is still covered"
 
-    # 4. The board counts with the student's function: it plays, with no error.
-    notebook.run(board_cell)
-    board = notebook.cell(board_cell).locator(".msk-board")
-    board.locator("canvas").wait_for()
-    act(page, board, 0, 0)
-    notebook.shot("board-plays")
-    assert board.locator(".msk-error-message").count() == 0
+    # On step 5 the student's bot plays the board by itself: it shows a finished game.
+    if name == "05-bots.ipynb":
+        board = notebook.cell(index["demo-13"]).locator(".msk-board").first
+        board.scroll_into_view_if_needed()
+        notebook.shot("bot-played")
+        assert board.get_attribute("data-state") in ("victory", "defeat")
+        assert "#" * 9 not in board.get_attribute("data-view")
+
+    # 4. The Python side: no board error, every board played, and the boards run the student's code.
     state = notebook.probe(probe)
-    assert state["error"] == {}
-    assert state["revealed"] > 0
-    shown = board.get_attribute("data-view").split("/")
-    assert any(ch != "#" for row in shown for ch in row), shown
+    assert all(error == {} for error in state["errors"]), state["errors"]
+    assert all(count > 0 for count in state["played"]), state["played"]
+    assert state["mine"] is True
+
+    # 5. On step 3, nbgrader's Validate button (what the README tells students to press) agrees.
+    if name == "03-flood-fill.ipynb":
+        page.locator(".jp-NotebookPanel:visible .validate-button").click()
+        dialog = page.locator(".jp-Dialog")
+        dialog.wait_for(timeout=300_000)
+        page.wait_for_function("() => !document.querySelector('.jp-Dialog')?.textContent.includes('Validating')",
+                               timeout=300_000)
+        notebook.shot("validated")
+        text = dialog.text_content()
+        assert "Validation Results" in text and "Success" in text, text[-1500:]
+        dialog.locator("button").last.click()

@@ -1,0 +1,115 @@
+"""The board in Jupyter Notebook 7 (`jupyter notebook`), the other front end students may open.
+
+Notebook 7 is built from JupyterLab's parts, so the same helpers run its cells; its own server is
+started here, once for this module, next to the session's JupyterLab.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from .support import Notebook, _free_port, act, board_locator
+
+pytestmark = pytest.mark.browser
+
+CELLS = ["""\
+import json
+from minesweeper_kit.widgets import Board
+board = Board((9, 9), 10, seed=3)
+board""", """\
+cube = Board((3, 6, 6), 6, seed=4)
+cube""", """\
+print(json.dumps({"digs": board.digs, "revealed": board.game.revealed_count, "state": board.game.state,
+                  "marks": board.game.marks.tolist(), "cube_revealed": cube.game.revealed_count}))"""]
+
+
+class NotebookServer:
+    """A Jupyter Notebook 7 server on loopback, with a token, in a folder of its own."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root / "notebooks"
+        self.root.mkdir()
+        self.port, self.token = _free_port(), secrets.token_hex(16)
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = open(root / "notebook.log", "w")
+        env = dict(os.environ, JUPYTER_CONFIG_DIR=str(root / ".config"), JUPYTER_RUNTIME_DIR=str(root / ".runtime"))
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "notebook", "--no-browser", "--ip=127.0.0.1", f"--port={self.port}",
+             f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={self.root}", "--allow-root"],
+            stdout=self.log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"Jupyter Notebook exited: {(root / 'notebook.log').read_text()}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/status?token={self.token}", timeout=2):
+                    return
+            except OSError:
+                time.sleep(0.3)
+        self.stop()
+        raise RuntimeError("Jupyter Notebook did not answer within 90 s")
+
+    def stop(self) -> None:
+        try:
+            os.killpg(self.process.pid, 15)
+            self.process.wait(timeout=15)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            try:
+                os.killpg(self.process.pid, 9)
+            except ProcessLookupError:
+                pass
+        self.log.close()
+
+
+@pytest.fixture(scope="module")
+def notebook7(tmp_path_factory):
+    server = NotebookServer(tmp_path_factory.mktemp("notebook7"))
+    yield server
+    server.stop()
+
+
+def test_boards_play_in_notebook_7(page, notebook7):
+    name = "notebook7.ipynb"
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
+    nbformat.write(nb, notebook7.root / name)
+    page.goto(f"{notebook7.url}/notebooks/{name}?token={notebook7.token}")
+    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
+    page.wait_for_selector("[data-status='idle']", state="attached", timeout=90_000)
+    assert page.locator("#main-panel, .jp-LabShell").count() > 0
+    assert "/notebooks/" in page.url  # Notebook 7's own page, not JupyterLab's /lab
+    notebook = Notebook(page, "notebook7")
+    notebook.run_all(2)
+    board = board_locator(page, 0)
+    board.locator("canvas").wait_for()
+    notebook.shot("fresh")
+    assert board.get_attribute("data-view").split("/") == ["#" * 9] * 9
+
+    act(page, board, 4, 4)                   # a left click digs
+    rows = board.get_attribute("data-view").split("/")
+    assert rows[4][4] != "#"
+    covered = next((r, c) for r, row in enumerate(rows) for c, face in enumerate(row) if face == "#")
+    act(page, board, *covered, button="right")   # a right click flags a covered cell
+    notebook.shot("played")
+    python = notebook.probe(2)
+    assert python["digs"] == 1 and python["revealed"] > 0 and python["state"] == "ongoing"
+    assert python["marks"][covered[0]][covered[1]] == 1, covered
+    assert board.locator(".msk-mines-left").text_content() == "009"
+
+    cube = board_locator(page, 1)
+    cube.locator("canvas").wait_for()
+    act(page, cube, 2, 2)
+    notebook.shot("cube")
+    assert notebook.probe(2)["cube_revealed"] > 0
+    assert cube.locator("input[type=range]").count() == 1  # the slice slider of a 3-D board

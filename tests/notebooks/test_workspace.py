@@ -1,0 +1,305 @@
+"""The student workspace `make lab` opens (`mines lab`): built once with nbgrader, never overwriting a
+student's work, holding no solution and nothing of the instructor's folder, with JupyterLab's root
+there; and nbgrader's Validate on its notebooks agrees with the visible tests.
+
+The workspace is built the way `make lab` builds it: `mines lab` runs in a subprocess with a
+workspace folder of the test's own, and the JupyterLab it starts is asked what it serves.
+"""
+import json
+import os
+import re
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import nbformat
+import pytest
+
+from minesweeper_kit.workspace import build_workspace
+from notebook_tools import ASSIGNMENTS, GRADED, NOTEBOOKS, REPO, nbgrader_meta
+
+SOLUTION_REGION = re.compile(r"^[ \t]*### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION[ \t]*\n?", re.S | re.M)
+STEPS = sorted(ASSIGNMENTS)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get(url: str):
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return response.status, response.read()
+
+
+class LabProcess:
+    """`mines lab --workspace DIR` in a subprocess: the build, then the JupyterLab it starts."""
+
+    def __init__(self, workspace, runtime):
+        self.port, self.token = free_port(), secrets.token_hex(16)
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "minesweeper_kit.cli", "lab", "--workspace", str(workspace), "--no-browser",
+             f"--ServerApp.port={self.port}", "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={self.token}"],
+            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+            env={**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime), "JUPYTER_CONFIG_DIR": str(runtime / "config")})
+
+    def api(self, path: str):
+        return get(f"{self.url}{path}?token={self.token}")
+
+    def wait(self, timeout: float = 600) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self.process.poll() is None:
+            try:
+                self.api("/api/status")
+                return
+            except OSError:
+                time.sleep(0.5)
+        self.stop()
+        raise AssertionError("mines lab did not start JupyterLab:\n" + self.output()[-4000:])
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, 15)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, 9)
+                self.process.wait()
+
+    def output(self) -> str:
+        self.stop()
+        return self.process.stdout.read().decode(errors="replace")
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    """A workspace built by `mines lab`, and what its JupyterLab served while it ran."""
+    root = tmp_path_factory.mktemp("student")
+    folder = root / "workspace"
+    lab = LabProcess(folder, root / "runtime")
+    try:
+        lab.wait()
+        _, body = lab.api("/api/contents")
+        served = sorted(item["name"] for item in json.loads(body)["content"])
+        outside = []
+        for path in ("/api/contents/..", "/api/contents/../notebooks/03-flood-fill.ipynb",
+                     "/files/../notebooks/03-flood-fill.ipynb", "/api/contents/%2E%2E%2Fnotebooks"):
+            try:
+                status, _ = lab.api(path)
+                outside.append((path, status))
+            except urllib.error.HTTPError as error:
+                outside.append((path, error.code))
+    finally:
+        printed = lab.output()
+    return {"folder": folder, "served": served, "outside": outside, "printed": printed}
+
+
+def test_make_lab_serves_only_the_student_versions(workspace):
+    folder = workspace["folder"]
+    assert sorted(p.name for p in folder.iterdir()) == STEPS, "the workspace holds something else"
+    assert workspace["served"] == STEPS, workspace["served"]
+    for path, status in workspace["outside"]:
+        assert status in (403, 404), f"{path} answered {status}: JupyterLab reaches outside the workspace"
+    assert "added " + ", ".join(STEPS) in workspace["printed"], workspace["printed"][-2000:]
+
+
+def solution_lines(name: str) -> set[str]:
+    """Every line of the source notebook's solution regions (stripped, not blank), except the lines
+    the notebook also shows outside them: a worked example's `for dr in (-1, 0, 1):` is meant to be
+    read, and finding it in the workspace proves nothing."""
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    inside, shown = set(), set()
+    for cell in nb.cells:
+        inside |= {line.strip() for region in SOLUTION_REGION.findall(cell.source) for line in region.splitlines()}
+        shown |= {line.strip() for line in SOLUTION_REGION.sub("", cell.source).splitlines()}
+    return {line for line in inside - shown if line}
+
+
+@pytest.mark.parametrize("name", STEPS)
+def test_workspace_holds_no_solution(workspace, name):
+    secret = solution_lines(name)
+    if name != "00-play.ipynb":
+        assert secret, f"{name}: no solution lines found in the source, so this test would check nothing"
+    student = nbformat.read(workspace["folder"] / name, as_version=4)
+    text = nbformat.writes(student)
+    assert "BEGIN SOLUTION" not in text and "END SOLUTION" not in text
+    seen = {line.strip() for cell in student.cells for line in cell.source.splitlines()}
+    leaked = sorted(secret & seen)
+    assert not leaked, f"{name}: solution lines in the student workspace: {leaked[:5]}"
+
+
+def instructor_lines() -> dict[str, set[str]]:
+    """Every statement line in autograder/instructor/ long enough to be more than a coincidence
+    (24 characters, as `autograder check` counts them); comments, signatures, imports and quoted
+    lines aside. The suites' docstrings are the names the feedback shows, and the notebooks list
+    them on purpose."""
+    found = {}
+    for path in sorted((REPO / "autograder" / "instructor").rglob("*.py")):
+        lines = {line.strip() for line in path.read_text().splitlines()}
+        found[str(path.relative_to(REPO))] = {
+            line for line in lines
+            if len(line) >= 24 and not line.startswith(("#", "def ", "class ", "@", '"', "'", "import ", "from "))}
+    return found
+
+
+def shown_by_the_sources() -> set[str]:
+    """Lines the source notebooks show outside their solution regions (given code such as step
+    4's dump()): public already, so a suite that repeats one leaks nothing."""
+    shown = set()
+    for name in STEPS:
+        for cell in nbformat.read(NOTEBOOKS / name, as_version=4).cells:
+            shown |= {line.strip() for line in SOLUTION_REGION.sub("", cell.source).splitlines()}
+    return shown
+
+
+def test_workspace_holds_nothing_of_the_instructor_folder(workspace):
+    lines = instructor_lines()
+    assert sum(map(len, lines.values())) > 100, "too few instructor lines to make this test meaningful"
+    public = shown_by_the_sources()
+    for name in STEPS:
+        # The cells' own text, not the notebook's JSON, where every quote would be escaped.
+        text = "\n".join(cell.source for cell in
+                         nbformat.read(workspace["folder"] / name, as_version=4).cells)
+        for path, code in lines.items():
+            copied = sorted(line for line in code - public if line in text)
+            assert not copied, f"{name} holds lines of {path}: {copied[:3]}"
+
+
+def test_a_second_build_keeps_the_students_work(workspace, tmp_path):
+    """Build again after the student wrote in one notebook and deleted another: the first stays as
+    the student left it, the second comes back as a fresh student version."""
+    folder = workspace["folder"]
+    edited, deleted = folder / "03-flood-fill.ipynb", folder / "02-make-board.ipynb"
+    nb = nbformat.read(edited, as_version=4)
+    cell = next(c for c in nb.cells if nbgrader_meta(c).get("solution"))
+    cell.source = cell.source.replace("raise NotImplementedError()", "pass  # my own start")
+    nbformat.write(nb, edited)
+    mine = edited.read_bytes()
+    fresh = deleted.read_bytes()
+    deleted.unlink()
+
+    report = build_workspace(folder, NOTEBOOKS, progress=False)
+    assert report.added == ("02-make-board.ipynb",)
+    assert "03-flood-fill.ipynb" in report.kept and len(report.kept) == len(STEPS) - 1
+    assert edited.read_bytes() == mine
+    assert "pass  # my own start" in edited.read_text()
+    assert deleted.read_bytes() == fresh
+
+    again = build_workspace(folder, NOTEBOOKS, progress=False)  # everything there: nothing built
+    assert again.added == () and sorted(again.kept) == STEPS
+    assert edited.read_bytes() == mine
+
+
+def test_the_workspace_cannot_be_the_sources():
+    with pytest.raises(ValueError, match="cannot be the source notebooks' folder"):
+        build_workspace(NOTEBOOKS, NOTEBOOKS, progress=False)
+    with pytest.raises(ValueError, match="cannot sit inside"):
+        build_workspace(NOTEBOOKS / "workspace", NOTEBOOKS, progress=False)
+
+
+def test_mines_lab_source_opens_the_sources(tmp_path):
+    """`mines lab --source` (make lab-source) says it opens the solutions; checked without starting
+    a server by naming a JupyterLab option that makes it print its version and exit."""
+    done = subprocess.run([sys.executable, "-m", "minesweeper_kit.cli", "lab", "--source", "--version"],
+                          cwd=REPO, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert f"opening the SOURCE notebooks in {NOTEBOOKS}" in done.stdout
+    assert "every solution is in them" in done.stdout
+
+
+# ------------------------------------------------------------------ nbgrader's Validate
+
+
+def solved(student, source):
+    """The student version with every solution cell written as the source's solution (markers gone)."""
+    answers = {c.id: c.source for c in source.cells if nbgrader_meta(c).get("solution")}
+    copy = nbformat.from_dict(json.loads(json.dumps(student)))
+    for cell in copy.cells:
+        if cell.id in answers:
+            cell.source = re.sub(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n", "", answers[cell.id], flags=re.M)
+    return copy
+
+
+def validate(path):
+    return subprocess.run([sys.executable, "-m", "nbgrader", "validate", path.name], cwd=path.parent,
+                          capture_output=True, text=True, timeout=900)
+
+
+@pytest.mark.parametrize("name", sorted(GRADED))
+def test_validate_passes_a_solved_workspace_notebook(workspace, tmp_path, name):
+    student = nbformat.read(workspace["folder"] / name, as_version=4)
+    path = tmp_path / name
+    nbformat.write(solved(student, nbformat.read(NOTEBOOKS / name, as_version=4)), path)
+    done = validate(path)
+    assert "Success! Your notebook passes all the tests." in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("name", sorted(GRADED))
+def test_validate_fails_the_student_version_with_the_visible_tests(workspace, tmp_path, name):
+    path = tmp_path / name
+    path.write_bytes((workspace["folder"] / name).read_bytes())
+    done = validate(path)
+    out = done.stdout
+    assert "VALIDATION FAILED" in out, out[-3000:] + done.stderr[-2000:]
+    graded = sum(1 for c in nbformat.read(path, as_version=4).cells if nbgrader_meta(c).get("grade"))
+    failed = int(re.search(r"VALIDATION FAILED ON (\d+) CELL", out).group(1))
+    assert failed == graded, f"{name}: {failed} cells failed, the notebook has {graded} visible tests"
+    assert "NotImplementedError" in out
+    assert any(f'Visible test "' in line for line in out.splitlines()), "the failing test cells are not shown"
+
+
+# Two natural misreadings of step 3's rules: mines left counted from the cells showing MINE_GUESS
+# (so a win with no guess leaves 0), and a questioned mine left as QUESTION in the end view of a
+# loss. Each must fail its visible test with the rule in the message. The official grade may take
+# points for it only in the hidden test that visible test mirrors, and exactly as many. The
+# grader's random games end most of their games with a win, so they always meet the first rule;
+# a loss on a questioned mine is rarer, so for the second the grade is only held to that bound.
+MISREADINGS = {
+    "mines-left-from-cells": (
+        "        return self._field.num_mines() - self._guesses",
+        "        return self._field.num_mines() - sum(row.count(MINE_GUESS) for row in self._status)",
+        "num_mines_left() after a win without any guess", True),
+    "questioned-mine-stays": (
+        "                    if mine and status in (COVERED, QUESTION):",
+        "                    if mine and status == COVERED:",
+        "end view of the loss, row 0", False),
+}
+FAMILY = "Random fields played move by move agree with the engine (flood, marks, end view)"
+
+
+@pytest.mark.parametrize("misreading", sorted(MISREADINGS))
+def test_validate_and_the_grade_agree_on_a_misread_rule(workspace, tmp_path, misreading):
+    name = "03-flood-fill.ipynb"
+    old, new, message, always_met = MISREADINGS[misreading]
+    source = nbformat.read(NOTEBOOKS / name, as_version=4)
+    cell = next(c for c in source.cells if c.id == "VisibleField")
+    assert cell.source.count(old) == 1, f"the reference solution changed: {old!r} is gone"
+    cell.source = cell.source.replace(old, new)
+    student = solved(nbformat.read(workspace["folder"] / name, as_version=4), source)
+    folder = tmp_path / misreading
+    folder.mkdir()
+    nbformat.write(student, folder / name)
+
+    done = validate(folder / name)
+    assert "VALIDATION FAILED ON 1 CELL(S)" in done.stdout, done.stdout[-3000:]
+    assert message in done.stdout and "expected:" in done.stdout and "got:" in done.stdout
+
+    graded = subprocess.run(
+        [sys.executable, "-m", "autograder.cli", "grade", "--assignment", "flood-fill", "--seed", "1",
+         "--results-dir", str(tmp_path / "results"), "--no-progress", str(folder / name)],
+        cwd=REPO, capture_output=True, text=True, timeout=900)
+    assert graded.returncode == 0, graded.stdout[-2000:] + graded.stderr[-2000:]
+    report = json.loads((tmp_path / "results" / misreading / "results.json").read_text())
+    lost = {t["name"]: t["max_score"] - t["score"] for t in report["tests"] if t["score"] < t["max_score"]}
+    visible = next(c for c in student.cells if c.id == "test_VisibleField_marks_and_end")
+    assert set(lost) <= {FAMILY}, f"the grade took points elsewhere: {lost}"
+    assert lost.get(FAMILY, 0) in (0, nbgrader_meta(visible)["points"]), lost
+    if always_met:
+        assert lost == {FAMILY: nbgrader_meta(visible)["points"]}, lost
