@@ -1,7 +1,7 @@
 """The game model: one vectorised N-D Minesweeper for every rule set the kit teaches.
 
 A `Game` holds the board as flat numpy arrays (mines, charges, numbers, revealed, marks) plus the
-rules. Every rule of design.md section 3 lives here and only here: the widget, the arena, the
+rules. Every game rule (docs/engine.md lists them) lives here and only here: the widget, the arena, the
 command line and the autograder's differential tests all drive this class.
 """
 

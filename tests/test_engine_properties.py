@@ -6,7 +6,7 @@ Two independent models stand beside `minesweeper_kit.Game`:
   6 dimensions, bounded and torus, with and without charges;
 * `MarkedModel` below, a small set-based model of the flag/question cycle, for the marks rules:
   flood never opens a flagged or questioned cell, digging a flagged cell does nothing, digging a
-  questioned cell digs it, mines left = mines - flags, and the end view of design.md section 3.
+  questioned cell digs it, mines left = mines - flags, and the end view (docs/engine.md, Rules).
 
 Hypothesis runs derandomized (the same examples every run, so CI failures reproduce) with a
 bounded number of examples and no deadline.

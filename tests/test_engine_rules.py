@@ -1,4 +1,4 @@
-"""The rules of design.md section 3, each on a small board worked out by hand."""
+"""The game rules (docs/engine.md, Rules), each on a small board worked out by hand."""
 
 import numpy as np
 import pytest

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -141,7 +143,11 @@ def test_field_driver_question_mark_cycles():
     driver.mark((1, 1))
     assert driver.view().cells[1, 1] == QUESTION
     driver.dig((0, 0))  # marks made before the first dig are handed to the student's field
-    assert driver.game.get_status(1, 1) in (-6, 0, 1)
+    # The first dig opens a 0 next to (1, 1), so its flood reaches (1, 1): only the question mark
+    # handed over keeps it covered (a lost mark would let the flood open it as a number).
+    assert driver.game.get_status(0, 0) == 0
+    assert driver.game.get_status(1, 1) == -6
+    assert driver.view().cells[1, 1] == QUESTION
 
 
 def test_student_exception_names_the_students_frame():
@@ -187,5 +193,20 @@ def test_bad_input_is_a_clear_value_error():
         board.dig((3, 0))
     with pytest.raises(ValueError, match="cannot play int"):
         Board((3, 3), 1, play=5)
-    with pytest.raises(StudentCodeError):
-        raise StudentCodeError(ValueError("x"), calling="f")
+
+
+def test_an_exception_in_student_code_comes_back_as_a_student_code_error():
+    class Broken(HyperMinesGame):
+        def dig(self, coordinates):
+            return json.loads("no digging today")  # raises inside the standard library
+
+    driver = HyperMinesDriver(Broken, (3, 3), 1, seed=1)
+    with pytest.raises(StudentCodeError) as caught:
+        driver.dig((0, 0))
+    error = caught.value
+    assert error.calling == "Broken.dig"
+    assert error.message == "JSONDecodeError: Expecting value: line 1 column 1 (char 0)"
+    assert isinstance(error.error, json.JSONDecodeError) and error.__cause__ is error.error
+    # The frame shown to the student is their own line, not the library's nor the kit's.
+    assert error.filename == __file__
+    assert error.code == 'return json.loads("no digging today")  # raises inside the standard library'
