@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("engine", "grader", "widget", "solver")
+BENCHMARKS = ("engine", "grader", "sandbox", "widget", "solver")
 
 
 def main(argv: list[str]) -> int:
