@@ -162,6 +162,7 @@ class _GradingPlugin:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        self.test_cpu_started = self.cpu_used()  # first: a test skipped below used no time
         if self.load_error is not None:
             pytest.skip(NOT_LOADED)
         if self.cpu_used() >= self.budget:
@@ -172,7 +173,6 @@ class _GradingPlugin:
             limit = min(limit, self.test_cap)
         self.test_limit = limit
         self.test_started = time.monotonic()
-        self.test_cpu_started = self.cpu_used()
         self.test_limits[item.nodeid] = limit
         if self.sandbox is not None:
             self.sandbox.set_window(limit)
