@@ -7,6 +7,7 @@ install or a course checkout) or through ``AUTOGRADER_INSTRUCTOR_DIR``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,10 +43,8 @@ def seed_originals_dir() -> Path:
     candidates = []
     if os.environ.get("AUTOGRADER_SEED_ORIGINALS"):
         candidates.append(Path(os.environ["AUTOGRADER_SEED_ORIGINALS"]))
-    try:
+    with contextlib.suppress(InstructorMaterialMissing):
         candidates.append(instructor_dir() / "data" / "seed-originals")
-    except InstructorMaterialMissing:
-        pass
     candidates.append(PACKAGE_DIR.parent.parent / "shared" / "seed-originals")
     for path in candidates:
         if (path / "A" / "test_inputs").is_dir():

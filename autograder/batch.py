@@ -14,9 +14,9 @@ import multiprocessing
 import os
 import secrets
 import traceback
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable, Iterable
 
 from tqdm import tqdm
 
@@ -41,7 +41,7 @@ def grade_job(job: dict) -> dict:
     assignment = get_assignment(job["assignment"])
     submission = Submission(**{k: v for k, v in job["submission"].items() if k != "path"},
                             path=Path(job["submission"]["path"]))
-    submission.line_map = [tuple(x) for x in submission.line_map]
+    submission.line_map = [(cell, line) for cell, line in submission.line_map]
     try:
         report = grade_submission(assignment, submission, seed=job["seed"],
                                   time_limit=job.get("time_limit"), hide=job.get("hide", []),

@@ -13,6 +13,7 @@ feedback file by a relative path, so the folder can be zipped and opened anywher
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -146,10 +147,8 @@ def read_batch(results_dir: str | os.PathLike) -> list[StudentResult]:
         if not isinstance(data, dict):
             raise ValueError(f"{results} does not hold a Gradescope results object")
         record: dict = {}
-        try:
+        with contextlib.suppress(OSError, ValueError):
             record = json.loads((folder / ".report.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            pass
         extra = data.get("extra_data") or {}
         tests = [TestResult(str(t.get("name", f"test {i}")), _number(t.get("score")), _number(t.get("max_score")),
                             str(t.get("status", "passed" if _number(t.get("score")) >= _number(t.get("max_score"))

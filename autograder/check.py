@@ -66,11 +66,12 @@ def _code_lines(source: str, minimum: int = 24) -> set[str]:
         tree = ast.parse(source)
     except SyntaxError:
         return set()
-    docstrings = set()
+    docstrings: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
-            if node.body and isinstance(node.body[0], ast.Expr) and isinstance(getattr(node.body[0], "value", None), ast.Constant):
-                docstrings.update(range(node.body[0].lineno, node.body[0].end_lineno + 1))
+        if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module))
+                and node.body and isinstance(node.body[0], ast.Expr)
+                and isinstance(getattr(node.body[0], "value", None), ast.Constant)):
+                docstrings.update(range(node.body[0].lineno, (node.body[0].end_lineno or node.body[0].lineno) + 1))
     lines = set()
     for number, line in enumerate(source.splitlines(), start=1):
         text = line.strip()

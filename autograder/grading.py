@@ -19,8 +19,9 @@ from typing import Any
 
 import pytest
 
-from .assignments import Assignment, instructor_dir, seed_originals_dir
 from minesweeper_kit.sandbox import Sandbox, SandboxError, TimeLimitExceeded
+
+from .assignments import Assignment, instructor_dir, seed_originals_dir
 from .submission import Submission
 from .suite import Mismatch
 
@@ -68,7 +69,7 @@ class GradeReport:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "GradeReport":
+    def from_dict(cls, data: dict[str, Any]) -> GradeReport:
         data = dict(data)
         data["tests"] = [TestOutcome(**t) for t in data.get("tests", [])]
         return cls(**data)
@@ -149,7 +150,7 @@ class _GradingPlugin:
         for item in items:
             marker = item.get_closest_marker("points")
             value = float(marker.args[0]) if marker and marker.args else 1.0
-            doc = (getattr(item.function, "__doc__", None) or "").strip().splitlines()
+            doc = (getattr(getattr(item, "function", None), "__doc__", None) or "").strip().splitlines()
             name = doc[0].strip() if doc else item.name
             if hasattr(item, "callspec"):
                 name += f" [{item.callspec.id}]"
@@ -280,10 +281,8 @@ def default_hide() -> list[str]:
     """Paths a submission must never see: the instructor folder and the original data."""
     hide = []
     for finder in (instructor_dir, seed_originals_dir):
-        try:
+        with contextlib.suppress(Exception):  # a missing folder needs no hiding
             hide.append(str(finder()))
-        except Exception:  # noqa: BLE001 - a missing folder needs no hiding
-            pass
     return hide
 
 

@@ -30,6 +30,7 @@ import secrets
 import stat
 import unicodedata
 from pathlib import Path
+from typing import Literal, overload
 
 from .grading import NOT_LOADED, GradeReport
 from .submission import folder_name
@@ -146,6 +147,10 @@ def _open_dir(path: Path) -> int:
     return os.open(path, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
 
 
+@overload
+def _open_subdir(parent: int, name: str, create: Literal[True]) -> int: ...
+@overload
+def _open_subdir(parent: int, name: str, create: bool) -> int | None: ...
 def _open_subdir(parent: int, name: str, create: bool) -> int | None:
     """A folder inside ``parent``, never reached through a link; a link or a file in its place
     is removed (the link only, never what it points to) when ``create`` is set."""
@@ -295,7 +300,7 @@ def read_student(results_dir: Path, student: str, assignment: str, *, source_nam
     try:
         key = _key(results, create=False)
         folder = _open_subdir(results, folder_name(student), create=False) if key is not None else None
-        if folder is None:
+        if key is None or folder is None:
             return None
         try:
             stamp_bytes, record_bytes = _read_file(folder, STAMP), _read_file(folder, RECORD)
@@ -307,7 +312,7 @@ def read_student(results_dir: Path, student: str, assignment: str, *, source_nam
         stamp, record = json.loads(stamp_bytes), json.loads(record_bytes)
         if not isinstance(stamp, dict) or not isinstance(record, dict) or not isinstance(stamp.get("mac"), str):
             return None
-        files = {name: hashlib.sha256(data).hexdigest() for name, data in written.items()}
+        files = {name: hashlib.sha256(data).hexdigest() for name, data in written.items() if data is not None}
         expected = _mac(key, _signed(record, assignment, student, source_name, source_sha256, files))
         if not hmac.compare_digest(stamp["mac"].encode("ascii", "replace"), expected.encode("ascii")):
             return None

@@ -23,9 +23,13 @@ import stat
 import tokenize
 import unicodedata
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from IPython.core.inputtransformer2 import TransformerManager
 
 __all__ = ["Submission", "discover", "read_submission", "notebook_code", "folder_name", "MAX_FILE_BYTES"]
 
@@ -395,7 +399,7 @@ class _IPythonReader:
 
     def __init__(self) -> None:
         self.budget = IPYTHON_WORK_LIMIT
-        self.manager = None
+        self.manager: TransformerManager | None = None
 
     def transform(self, text: str, number: int) -> str:
         if self.manager is None:
@@ -472,7 +476,7 @@ class _Lines:
         return self.encoded[index]
 
     def segment(self, node: ast.stmt) -> str:
-        first, last = node.lineno - 1, node.end_lineno - 1
+        first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
         if first == last:
             return self.raw(first)[node.col_offset:node.end_col_offset].decode("utf-8")
         head = self.raw(first)[node.col_offset:].decode("utf-8")
@@ -490,7 +494,7 @@ def _is_display_import(node: ast.stmt) -> bool:
     if isinstance(node, ast.Import):
         return all(alias.name.startswith(DISPLAY_MODULES) for alias in node.names)
     if isinstance(node, ast.ImportFrom):
-        return bool(node.module) and node.module.startswith(DISPLAY_MODULES)
+        return node.module is not None and node.module.startswith(DISPLAY_MODULES)
     return False
 
 
@@ -523,7 +527,7 @@ def _cell_magic_body(node: ast.stmt) -> tuple[str, str] | None:
             and len(node.value.args) == 3 and all(isinstance(a, ast.Constant) and isinstance(a.value, str)
                                                    for a in node.value.args)):
         return None
-    name, _, body = (a.value for a in node.value.args)
+    name, _, body = (str(a.value) for a in node.value.args if isinstance(a, ast.Constant))
     return (name, body) if name in PYTHON_CELL_MAGICS else None
 
 
@@ -580,7 +584,7 @@ def _cell_code(reader: _IPythonReader, text: str, number: int, keep: Callable[[a
             continue
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             first = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
-            last = node.end_lineno - 1
+            last = (node.end_lineno or node.lineno) - 1
             limit = body[index + 1].lineno - 1 if index + 1 < len(body) else len(lines.text)
             for following in body[index + 1:index + 2]:
                 limit = min([limit] + [d.lineno - 1 for d in getattr(following, "decorator_list", [])])
@@ -664,8 +668,8 @@ def notebook_code(data: bytes, keep_import: Callable[[str], bool] | None = None
     for number, piece in setup:
         if not piece.future:
             add(number, piece)
-    for number, found in graded:
-        for piece in found:
+    for number, cell_pieces in graded:
+        for piece in cell_pieces:
             if not piece.future:
                 add(number, piece)
         pieces.append("")

@@ -72,9 +72,9 @@ def first_difference(actual: Any, expected: Any, path: tuple[int, ...] = ()) -> 
             where = _index(path) if path else "the top level"
             return f"{where} has {len(actual)} items, expected {len(expected)}"
         return None
-    if isinstance(actual, Handle) or type(actual) is not type(expected) and not (
+    if isinstance(actual, Handle) or (type(actual) is not type(expected) and not (
             isinstance(expected, (int, float)) and not isinstance(expected, bool)
-            and isinstance(actual, (int, float)) and not isinstance(actual, bool)):
+            and isinstance(actual, (int, float)) and not isinstance(actual, bool))):
         where = f"at {_index(path)}: " if path else ""
         return f"{where}expected {describe(expected)}, got {describe(actual)}"
     if actual != expected:

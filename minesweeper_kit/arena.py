@@ -38,10 +38,10 @@ import sys
 import time
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, cast
 
 import numpy as np
 
@@ -72,7 +72,7 @@ class Rules:
         if name not in PRESETS:
             raise ValueError(f"unknown preset {name!r}: choose one of {', '.join(PRESETS)}")
         p = PRESETS[name]
-        charge_range = SWEEPMINE_CHARGES if charges is True else (tuple(charges) if charges else None)
+        charge_range = SWEEPMINE_CHARGES if charges is True else (cast("tuple[int, int]", tuple(charges)) if charges else None)
         return cls(p.shape, p.mines, bool(torus), charge_range, name)
 
     @property
@@ -507,7 +507,7 @@ def play_games(
     finally:
         bar.close()
     result.records.sort(key=lambda r: r.index)
-    if logs:
+    if log_dir is not None:
         write_logs(result, Path(log_dir))
     return result
 

@@ -11,7 +11,7 @@ import enum
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Literal
 
 import numpy as np
 
@@ -26,7 +26,7 @@ FIRST_MOVES = ("any", "safe", "opening")
 MAX_CHARGE = 10
 FRONTIER_STEPS = 24  # flood steps taken frontier by frontier before labelling the whole region
 
-ChargeSpec = Union[None, Mapping[Sequence[int], int], Sequence[int], np.ndarray]
+ChargeSpec = Mapping[Sequence[int], int] | Sequence[int] | np.ndarray | None
 
 
 class Mark(enum.IntEnum):

@@ -70,7 +70,8 @@ class Geometry:
             raise ValueError(f"a coordinate must be a sequence of {self.ndim} integers, got {coordinate!r}") from None
         if len(coord) != self.ndim:
             raise ValueError(
-                f"coordinate {list(coord)} has {len(coord)} axes but the board has {self.ndim} (shape {list(self.shape)})"
+                f"coordinate {list(coord)} has {len(coord)} axes "
+                f"but the board has {self.ndim} (shape {list(self.shape)})"
             )
         out = []
         for axis, (value, size) in enumerate(zip(coord, self.shape)):

@@ -61,7 +61,8 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mines", type=int, help="number of mines (default: the preset's, or about 15%% of the cells)")
     parser.add_argument("--torus", action="store_true", help="every axis wraps around")
     parser.add_argument("--charges", nargs="?", const=(-10, 10), type=parse_charge_range, metavar="LOW:HIGH",
-                        help="give each cell a random nonzero charge (default range -10:10); numbers sum the charges of neighbouring mines and zeros no longer flood")
+                        help="give each cell a random nonzero charge (default range -10:10); numbers sum the "
+                             "charges of neighbouring mines and zeros no longer flood")
     parser.add_argument("--first-move", choices=["safe", "opening", "any"], default="safe",
                         help="safe: the first dig is never a mine; opening: nor its neighbours; any: no protection (default: safe)")
     parser.add_argument("--seed", type=int, help="seed for the mines and charges (default: a fresh one, shown on screen)")

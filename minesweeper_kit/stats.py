@@ -115,8 +115,8 @@ def compare(outcomes: Mapping[str, Mapping[object, bool]], alpha: float = 0.05) 
     raw = []
     for i, a in enumerate(names):
         for j in range(i + 1, len(names)):
-            a_only, b_only = int(round(only[i, j])), int(round(only[j, i]))
-            raw.append((a, names[j], int(round(common[i, j])), int(round(both[i, j])), a_only, b_only,
+            a_only, b_only = int(only[i, j].round()), int(only[j, i].round())
+            raw.append((a, names[j], int(common[i, j].round()), int(both[i, j].round()), a_only, b_only,
                         mcnemar_exact(a_only, b_only)))
     adjusted = holm([r[-1] for r in raw])
     return [Pair(*r, p_holm=q, alpha=alpha) for r, q in zip(raw, adjusted)]
@@ -154,7 +154,7 @@ def time_bin(seconds: float) -> int:
     """The log-spaced bin of a duration (20 per decade from 1 µs, about 12 % wide)."""
     if seconds <= _FLOOR:
         return 0
-    return int(math.floor(BINS_PER_DECADE * math.log10(seconds / _FLOOR)))
+    return math.floor(BINS_PER_DECADE * math.log10(seconds / _FLOOR))
 
 
 def bin_seconds(index: int) -> float:

@@ -47,7 +47,15 @@ from typing import Any
 
 from . import __version__
 from .arena import (
-    BUILTIN_BOTS, SUBTASKS, BotError, GameRecord, Rules, Subtask, game_seed, make_runner, play_game,
+    BUILTIN_BOTS,
+    SUBTASKS,
+    BotError,
+    GameRecord,
+    Rules,
+    Subtask,
+    game_seed,
+    make_runner,
+    play_game,
     wilson_interval,
 )
 from .presets import PRESETS
@@ -225,7 +233,7 @@ def play_unit(unit: Unit) -> dict:
                     continue
                 record = play_game(runner, rules, seed, index)
                 records.append(record)
-                if record.reason in ("crash", "timeout") and unit.sandboxed:
+                if record.reason in ("crash", "timeout") and unit.sandboxed and runner is not None:
                     runner.close()  # a fresh child for the next game, as the arena does
                     runner = None
         finally:
@@ -495,9 +503,9 @@ def analyse(records: dict[str, dict[str, list[GameRecord]]], events: Sequence[Ev
         raise ValueError(f"no records for {', '.join(missing)}")
     pairs: dict[str, list[Pair]] = {}
     ranks: dict[str, dict[str, tuple[int, int]]] = {}
-    families = [(ev.name, {n: {r.index: r.won for r in records[n].get(ev.name, [])} for n in names})
+    families: list[tuple[str, dict[str, dict[object, bool]]]] = [(ev.name, {n: {r.index: r.won for r in records[n].get(ev.name, [])} for n in names})
                 for ev in events]
-    pooled = {n: {(ev.name, r.index): r.won for ev in events for r in records[n].get(ev.name, [])} for n in names}
+    pooled: dict[str, dict[object, bool]] = {n: {(ev.name, r.index): r.won for ev in events for r in records[n].get(ev.name, [])} for n in names}
     families.append((OVERALL, pooled))
     for family, outcomes in families:
         pairs[family] = compare(outcomes, alpha) if len(names) > 1 else []

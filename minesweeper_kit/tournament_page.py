@@ -231,7 +231,7 @@ def render_page(standings: Standings) -> str:
     s = standings.settings
     events = ", ".join(e.name for e in standings.events)
     seeds = ", ".join(f"{e.name} {e.run_seed}" for e in standings.events)
-    body = [f"<h1>Bot tournament</h1>",
+    body = ["<h1>Bot tournament</h1>",
             f'<p class="muted">{len(standings.rows)} bots; {esc(s.get("games", "?"))} games per event ({esc(events)}), '
             f"the same games for every bot (run seeds: {esc(seeds)}); move time limit {esc(s.get('move_timeout', '?'))} s "
             f"for sandboxed bots; written {esc(s.get('written', ''))}.</p>",

@@ -43,7 +43,7 @@ RUBY_MINE = "mine"
 def _require_2d(view: View, convention: str) -> tuple[int, int]:
     if len(view.shape) != 2:
         raise ValueError(f"the {convention} convention is 2-D, this board has shape {view.shape}")
-    return view.shape  # type: ignore[return-value]
+    return view.shape
 
 
 def _is_int(value: Any) -> bool:
@@ -108,13 +108,13 @@ class SweepmineBot:
 def sweepmine_function(bot: Any) -> Callable[..., tuple[bool, tuple[int, int]]]:
     """The other way round: a kit bot as a Sweepmine ``next_move(R, C, N, grid, charge, T)``."""
 
-    def next_move(R, C, N, grid, charge, T):  # noqa: N803 - the original's names
+    def next_move(R, C, N, grid, charge, T):
         return to_sweepmine_move(bot.next_move(view_from_sweepmine(R, C, N, grid, charge, T)))
 
     return next_move
 
 
-def view_from_sweepmine(R: int, C: int, N: int, grid, charge, T, moves=()) -> View:  # noqa: N803
+def view_from_sweepmine(R: int, C: int, N: int, grid, charge, T, moves=()) -> View:
     """Build a `View` from the Sweepmine arguments (1-indexed grids, 100/101 codes)."""
     g = np.array([row[1 : C + 1] for row in list(grid)[1 : R + 1]], dtype=np.int64).reshape(R, C)
     out = np.where(g == SWEEPMINE_UNKNOWN, UNKNOWN, np.where(g == SWEEPMINE_FLAG, FLAG, g))

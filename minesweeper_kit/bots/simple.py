@@ -106,7 +106,7 @@ def render_view(view: View) -> str:
         return repr(view) + "\n" + str(view.grid)
     from .view import FLAG, UNKNOWN
 
-    rows, cols = view.shape
+    _rows, cols = view.shape
     cells = [["." if v == UNKNOWN else "F" if v == FLAG else str(v) for v in row] for row in view.grid.tolist()]
     width = max(2, max(len(c) for row in cells for c in row) + 1)
     head = " " * 3 + "".join(f"{c:>{width}}" for c in range(cols))

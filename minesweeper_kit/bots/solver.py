@@ -145,11 +145,12 @@ class ReferenceSolver:
         prob = {i: p for i, p in analysis.probability.items() if grid[i] == UNKNOWN}
         if not prob:  # only flagged cells remain undecided: the policy still has to dig one
             prob = dict(analysis.probability)
-            return min(prob, key=prob.get)
+            return min(prob, key=prob.__getitem__)
         if self.endgame and analysis.exact and 0 < analysis.weight <= ENDGAME_CONFIGS:
             cell = endgame_choice(view, grid, self._known_mines)
             if cell is not None:
                 return cell
+        assert analysis.covered_neighbours is not None  # set by every analysis that reaches a guess
         covered_nbrs = analysis.covered_neighbours.tolist()
         ranked = sorted(prob, key=lambda i: (round(prob[i], 9), covered_nbrs[i], i))
         best = prob[ranked[0]]
@@ -535,7 +536,7 @@ def endgame_choice(view: View, grid: list[int], known_mines: set[int]) -> int | 
         return None
     charges = view.charges.ravel().tolist()
     table = neighbour_table(view.shape, view.torus)
-    cells = sorted(i for i, v in enumerate(grid) if v == UNKNOWN or v == FLAG)
+    cells = sorted(i for i, v in enumerate(grid) if v in (UNKNOWN, FLAG))
     # Placements as bitmasks over the covered cells, and the number each cell shows in each.
     masks = [sum(1 << k for k, c in enumerate(cells) if c in m) for m, _ in configs]
     numbers = [[sum(charges[j] for j in table[c] if j in m) for c in cells] for m, _ in configs]
@@ -580,11 +581,11 @@ def list_configurations(view: View, grid: list[int], known_mines: set[int]):
     [(mine set, 1), ...]; empty if there are more than ENDGAME_CONFIGS or the search is too long."""
     charges = view.charges.ravel().tolist()
     table = neighbour_table(view.shape, view.torus)
-    covered = [i for i, v in enumerate(grid) if v == UNKNOWN or v == FLAG]
+    covered = [i for i, v in enumerate(grid) if v in (UNKNOWN, FLAG)]
     cov = set(covered)
     cons = []
     for i, v in enumerate(grid):
-        if v == UNKNOWN or v == FLAG:
+        if v in (UNKNOWN, FLAG):
             continue
         cells = [j for j in table[i] if j in cov]
         if cells:

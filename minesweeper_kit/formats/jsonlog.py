@@ -8,7 +8,7 @@ needs no generator.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +29,7 @@ class GameLog:
     def start(self) -> Game:
         """The position before the first move."""
         h = self.header
-        charges = None
+        charges: dict[Sequence[int], int] | None = None
         if h.get("charges"):
             charges = {tuple(c[:-1]): c[-1] for c in h["charges"]}
         return Game.from_mines(h["shape"], h["mines"], charges=charges, torus=h["torus"], reveal=h["reveal"])

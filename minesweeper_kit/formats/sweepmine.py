@@ -68,7 +68,8 @@ def grader_grid_game(grid: list[list[int]], charges: list[list[int]], torus: boo
     if wrong.size:
         r, c = (int(v) for v in wrong[0])
         raise ValueError(
-            f"grader grid row {r + 1}, column {c + 1} says {values[r, c]} but its neighbouring mines' charges sum to {game.numbers[r, c]}"
+            f"grader grid row {r + 1}, column {c + 1} says {values[r, c]} "
+            f"but its neighbouring mines' charges sum to {game.numbers[r, c]}"
         )
     return game
 
@@ -201,7 +202,7 @@ def _grid_line(values: list[int]) -> str:
     return "".join(f"{v} " for v in values)
 
 
-def _check_header(rows: int, cols: int, mines: int, reader: "_Lines") -> None:
+def _check_header(rows: int, cols: int, mines: int, reader: _Lines) -> None:
     if rows < 1 or cols < 1:
         raise ValueError(f"line 1: R and C must be positive, got {rows} and {cols}")
     if not 0 <= mines <= rows * cols:

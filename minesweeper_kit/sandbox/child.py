@@ -22,9 +22,10 @@ import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import keyrings  # noqa: E402 - the runtime folder is on the path only now
-import policy  # noqa: E402
-import protocol  # noqa: E402
+# The runtime folder is on the path only now: these three are the files copied beside this one.
+import keyrings  # type: ignore[import-not-found]
+import policy  # type: ignore[import-not-found]
+import protocol  # type: ignore[import-not-found]
 
 # Aliases taken before student code runs, so a student who patches builtins cannot
 # change how this runner serialises its answers.
@@ -35,7 +36,7 @@ _PLAIN_SCALARS = (int, float, str, bool, type(None))
 class _RawReply:
     """A value already encoded as JSON text."""
 
-    __slots__ = ("text", "extra")
+    __slots__ = ("extra", "text")
 
     def __init__(self, text):
         self.text, self.extra = text, None
@@ -119,7 +120,7 @@ class MemoryStream(CappedStream):
 def set_limits(limits):
     """Lower every limit to the configured value (soft and hard, so it cannot be raised)."""
     def lower(which, value):
-        soft, hard = resource.getrlimit(which)
+        _soft, hard = resource.getrlimit(which)
         if hard != resource.RLIM_INFINITY:
             value = min(value, hard)
         resource.setrlimit(which, (value, value))
@@ -143,7 +144,7 @@ class Guard:
     child away from the network, other processes and every file it was not shown.
     """
 
-    REFUSED_EVENTS = {
+    REFUSED_EVENTS = {  # noqa: RUF012 - read only; a ClassVar annotation would import typing here
         "os.system": "running shell commands",
         "os.exec": "starting programs",
         "os.posix_spawn": "starting programs",
@@ -191,7 +192,7 @@ class Guard:
                 raise ImportError(self.policy.message(name))
 
     def _student_on_stack(self):
-        frame = sys._getframe(2)
+        frame: types.FrameType | None = sys._getframe(2)
         while frame is not None:
             if frame.f_code.co_filename in self.student_files:
                 return True
@@ -216,9 +217,10 @@ class Guard:
 
 
 class Runner:
-    def __init__(self, channel, config):
+    def __init__(self, channel, config, guard):
         self.channel = channel
         self.config = config
+        self.runner_guard = guard
         self.objects = {}
         self.next_handle = 1
         self.module = None
@@ -244,7 +246,7 @@ class Runner:
         self.objects[handle] = value
         try:
             type_name = _type.__dict__["__name__"].__get__(_type(value))
-        except Exception:
+        except Exception:  # noqa: BLE001 - a student's class may break attribute lookup
             type_name = "object"
         return {"__handle__": handle, "type": _str(type_name)[:80]}
 
@@ -275,11 +277,11 @@ class Runner:
     def describe_error(self, error):
         try:
             message = _str(error)
-        except BaseException:
+        except BaseException:  # noqa: BLE001 - a student's __str__ may raise anything
             message = "<the exception's message could not be printed>"
         try:
             name = _type.__dict__["__name__"].__get__(_type(error))
-        except BaseException:
+        except BaseException:  # noqa: BLE001 - as above, for the exception's type
             name = "Exception"
         where = []
         try:
@@ -287,17 +289,17 @@ class Runner:
                 if frame.filename in self.runner_guard.student_files:
                     line = (frame.line or "").strip()
                     where.append(f"line {frame.lineno}, in {frame.name}" + (f": {line}" if line else ""))
-        except BaseException:
+        except BaseException:  # noqa: BLE001 - the location is a courtesy; the error still goes back
             pass
         if _type(error) is SyntaxError or name in ("SyntaxError", "IndentationError", "TabError"):
             try:
                 where = [f"line {error.lineno}" + (f": {error.text.strip()}" if error.text else "")]
                 message = _str(error.msg)
-            except BaseException:
+            except BaseException:  # noqa: BLE001 - as above
                 pass
         if name == "SystemExit":
             message = f"the code called sys.exit({message})"
-        collapsed = []
+        collapsed: list[list] = []
         for line in where:
             if collapsed and collapsed[-1][0] == line:
                 collapsed[-1][1] += 1
@@ -315,7 +317,7 @@ class Runner:
         self.runner_guard.student_files.add(path)
         module = types.ModuleType(request["module"])
         module.__file__ = path
-        module.__builtins__ = builtins
+        module.__dict__["__builtins__"] = builtins
         sys.modules[request["module"]] = module
         self.module = module
         code = compile(request["source"], path, "exec", dont_inherit=True)
@@ -388,8 +390,8 @@ class Runner:
                 sys.stdout = saved
             if capture is not None:
                 extra = {"stdout": capture.getvalue(), "stdout_truncated": capture.truncated}
-                if _type(reply) is _RawReply:
-                    reply.extra = extra
+                if _type(reply) is _RawReply:  # the saved type(), which mypy does not narrow on
+                    reply.extra = extra  # type: ignore[attr-defined]
                 else:
                     reply.update(extra)
             try:
@@ -439,8 +441,7 @@ def main():
     sys.stdin = io.StringIO("")
     sys.setrecursionlimit(config["limits"].get("recursion_limit", 10000))
     guard = Guard(config)
-    runner = Runner(channel, config)
-    runner.guard = runner.runner_guard = guard
+    runner = Runner(channel, config, guard)
     guard.install_import_guard()
     protections = ["limits"]
     if not keyrings.clear_user_keyrings():  # before any student code: see keyrings.py

@@ -349,7 +349,7 @@ class MemoryCgroup:
         return None
 
     @classmethod
-    def create(cls, limit_bytes: int) -> "MemoryCgroup | None":
+    def create(cls, limit_bytes: int) -> MemoryCgroup | None:
         base = cls.base()
         if base is None:
             return None

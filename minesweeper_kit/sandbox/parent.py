@@ -26,6 +26,7 @@ a tenth of a core, a CPU-bound call is never stopped by either.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import numbers
 import os
@@ -36,9 +37,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from . import isolation as isolation_module
 from . import keyrings, protocol
@@ -239,7 +241,7 @@ class Sandbox:
         self._cpu_last = 0.0        # last reading of the current child
 
     # ------------------------------------------------------------------ lifecycle
-    def __enter__(self) -> "Sandbox":
+    def __enter__(self) -> Sandbox:
         self.start()
         return self
 
@@ -299,14 +301,10 @@ class Sandbox:
         self._cpu_before += max(self._cpu_last, self._read_cpu())
         self._cpu_last = 0.0
         if process.poll() is None:
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            pass
         self._collect_output()
         self._process = None
         if self._lease is not None:
@@ -512,10 +510,8 @@ class Sandbox:
     def _cleanup_process(self) -> None:
         for fd in (self._req_w, self._resp_r):
             if fd >= 0:
-                try:
+                with contextlib.suppress(OSError):
                     os.close(fd)
-                except OSError:
-                    pass
         self._req_w = self._resp_r = -1
         self._process = None
         if self._lease is not None:
@@ -661,11 +657,15 @@ class Sandbox:
         if not isinstance(reply, dict):
             raise ResultError("the answer had the wrong shape")
         if not reply.get("ok"):
-            error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
-            where = error.get("where") if isinstance(error.get("where"), list) else []
-            if error.get("type") == "ResultError":
-                raise ResultError(str(error.get("message", ""))[:2000])
-            raise StudentError(str(error.get("type", "Error"))[:80], str(error.get("message", ""))[:2000],
+            failure = reply.get("error")
+            if not isinstance(failure, dict):
+                failure = {}
+            where = failure.get("where")
+            if not isinstance(where, list):
+                where = []
+            if failure.get("type") == "ResultError":
+                raise ResultError(str(failure.get("message", ""))[:2000])
+            raise StudentError(str(failure.get("type", "Error"))[:80], str(failure.get("message", ""))[:2000],
                                [str(w)[:300] for w in where])
         if raw:
             return reply.get("value")

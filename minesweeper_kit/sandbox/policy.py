@@ -72,7 +72,7 @@ class ImportPolicy:
                 names = [node.args[0].value]
             for name in names:
                 if self.is_denied(name):
-                    message = f"line {node.lineno}: {self.message(name)}"
+                    message = f"line {getattr(node, 'lineno', '?')}: {self.message(name)}"
                     if message not in found:
                         found.append(message)
         return found
@@ -83,7 +83,7 @@ class ImportPolicy:
                 "label": self.label}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "ImportPolicy":
+    def from_json(cls, data: dict[str, Any]) -> ImportPolicy:
         allowed = data.get("allowed")
         return cls(allowed=None if allowed is None else frozenset(allowed),
                    denied=frozenset(data.get("denied", ())), label=str(data.get("label", "this assignment")),

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import pathlib
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import anywidget
 import numpy as np
@@ -188,7 +189,7 @@ class Board(anywidget.AnyWidget):
     def _diff(self, shown: np.ndarray) -> bytes:
         try:
             reference = self.driver.reference()
-        except Exception:
+        except Exception:  # noqa: BLE001 - no reference board: the diff shows nothing
             reference = None
         if reference is None:
             return b""

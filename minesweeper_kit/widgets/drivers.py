@@ -22,9 +22,9 @@ import sys
 import sysconfig
 import tempfile
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol, cast
 
 import numpy as np
 
@@ -59,9 +59,11 @@ class Driver(Protocol):
     shape: Coord
     mines: int
     torus: bool
-    seed: int | None
     game: Any
     can_compare: bool
+
+    @property
+    def seed(self) -> int | None: ...
 
     def new_game(self, seed: int | None = None) -> None: ...
 
@@ -117,7 +119,7 @@ def _is_student_file(filename: str) -> bool:
 def _cell_label(filename: str) -> str:
     """'cell In[7]' for a notebook cell when IPython knows it, else the file name."""
     ipython = sys.modules.get("IPython")
-    shell = ipython.get_ipython() if ipython is not None else None  # type: ignore[attr-defined]
+    shell = ipython.get_ipython() if ipython is not None else None
     if shell is not None:
         number = getattr(shell.compile, "_filename_map", {}).get(filename)
         if number is not None:
@@ -240,7 +242,7 @@ class EngineDriver:
         self._read_game()
 
     def _make(self, seed: int | None) -> Any:
-        o = dict(self._options)
+        o = dict(self._options or {})
         return _engine().Game.new(o.pop("shape"), o.pop("mines"), seed=seed, **o)
 
     def _read_game(self) -> None:
@@ -308,7 +310,7 @@ class StudentDriver:
     # ---- protocol
     def new_game(self, seed: int | None = None) -> None:
         if seed is None:
-            seed = int(np.random.SeedSequence().entropy % (1 << 53))
+            seed = int(cast(int, np.random.SeedSequence().entropy) % (1 << 53))
         self.seed = int(seed)
         self.game: Any = None
         self.mine_list: list[Coord] | None = None
@@ -319,16 +321,16 @@ class StudentDriver:
     def dig(self, at: Coord) -> int:
         at = _check_at(self.shape, at)
         if self.game is None:
-            self._place_mines(at)
+            mine_list = self._place_mines(at)
             self._reference = self._make_reference()
-            self.game = self._start(self.mine_list)
+            self.game = self._start(mine_list)
         if not self.native_marks and self._marks[at] == 1:
             return 0
         revealed = self._dig(at)  # first: when student code raises, nothing else moves
         if self._reference is not None:
             try:
                 self._reference.dig(at)
-            except Exception:
+            except Exception:  # noqa: BLE001 - the reference stops following; the student's game goes on
                 self._reference = None
         if self._is_mine(at) and self._lost_at is None:
             self._lost_at = at
@@ -365,6 +367,8 @@ class StudentDriver:
             cells[covered & (self._marks == 2)] = QUESTION
             mines_left = self.mines - int((self._marks == 1).sum())
             cells = self._end_view(cells, state)
+        elif mines_left is None:
+            raise TypeError("a driver with marks of its own counts the mines left itself")
         return View(cells, state, int(mines_left))
 
     def xray(self) -> np.ndarray | None:
@@ -384,7 +388,7 @@ class StudentDriver:
         return engine_codes(self._reference)
 
     # ---- shared machinery
-    def _place_mines(self, first: Coord) -> None:
+    def _place_mines(self, first: Coord) -> list[Coord]:
         rng = np.random.default_rng(self.seed)
         total = int(np.prod(self.shape))
         first_flat = int(np.ravel_multi_index(first, self.shape))
@@ -392,6 +396,7 @@ class StudentDriver:
         picked = np.sort(rng.choice(choices, size=self.mines, replace=False))
         self.mine_list = [tuple(int(i) for i in np.unravel_index(f, self.shape)) for f in picked]
         self._mine_set = set(self.mine_list)
+        return self.mine_list
 
     def _is_mine(self, at: Coord) -> bool:
         return self.mine_list is not None and at in self._mine_set
@@ -401,7 +406,7 @@ class StudentDriver:
             kit = _engine()
             return kit.Game.from_mines(self.shape, self.mine_list,
                                        reveal="flood" if self.flood else "ring")
-        except Exception:
+        except Exception:  # noqa: BLE001 - boards the engine refuses have no reference
             return None
 
     def _open_mask(self) -> np.ndarray:
@@ -429,6 +434,19 @@ class StudentDriver:
             cells[self._lost_at] = EXPLODED
         return cells
 
+    # ---- what each subclass implements
+    def _start(self, mine_list: list[Coord]) -> Any:
+        raise NotImplementedError
+
+    def _dig(self, at: Coord) -> int:
+        raise NotImplementedError
+
+    def _mark(self, at: Coord) -> None:
+        raise NotImplementedError
+
+    def _student_view(self) -> tuple[np.ndarray, str, int | None]:
+        raise NotImplementedError
+
 
 def _render_codes(rendered: Any, shape: Coord, what: str) -> np.ndarray:
     """A 6.009 render (``'_'`` hidden, ``'.'`` bomb, ``' '`` zero, digits) as cell codes."""
@@ -446,7 +464,7 @@ def _render_codes(rendered: Any, shape: Coord, what: str) -> np.ndarray:
             try:
                 cells[i] = int(text)
             except ValueError:
-                raise ValueError(f"{what} returned {leaf!r}; expected '_', '.', ' ' or a digit")
+                raise ValueError(f"{what} returned {leaf!r}; expected '_', '.', ' ' or a digit") from None
     return cells.reshape(shape)
 
 
@@ -460,7 +478,7 @@ class FunctionsDriver(StudentDriver):
         self._new = new_game
         self._dig_fn = dig
         self._render = render
-        super().__init__(shape, mines, seed, name or getattr(new_game, "__name__", "functions"))
+        super().__init__(shape, mines, seed, str(name or getattr(new_game, "__name__", "functions")))
 
     def _start(self, mine_list: list[Coord]) -> Any:
         return call_student(getattr(self._new, "__name__", "new_game"), self._new,
@@ -615,7 +633,7 @@ class FieldDriver(StudentDriver):
         cells, state, mines_left = self._student_view()
         return View(cells, state, int(mines_left))
 
-    def _student_view(self) -> tuple[np.ndarray, str, int | None]:
+    def _student_view(self) -> tuple[np.ndarray, str, int]:
         rows, cols = self.shape
         get = self.game.get_status
         cells = np.empty(self.shape, dtype=np.int32)
@@ -719,9 +737,9 @@ class TextGameDriver(StudentDriver):
                 cells[i] = int(text)
             else:
                 at = tuple(int(v) for v in np.unravel_index(i, self.shape))
-                error = ValueError(f"the view holds {value!r} at {self.coordinate(at, self.shape[0])}; "
-                                   "expected ' ', 'X' or a digit")
-                raise StudentCodeError(error, calling="dig")
+                problem = ValueError(f"the view holds {value!r} at {self.coordinate(at, self.shape[0])}; "
+                                     "expected ' ', 'X' or a digit")
+                raise StudentCodeError(problem, calling="dig")
         return cells.reshape(self.shape)
 
     def _student_view(self) -> tuple[np.ndarray, str, int | None]:

@@ -7,7 +7,8 @@ far away, a duplicate). Cells returned outside the board cannot be drawn; they a
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import anywidget
 import numpy as np
@@ -39,7 +40,7 @@ class NeighborExplorer(anywidget.AnyWidget):
     def __init__(self, neighbors_fn: Callable[..., Any], dimensions: int | Sequence[int], *,
                  cell_size: int = 0, **kwargs: Any) -> None:
         self.one_d = isinstance(dimensions, (int, np.integer))
-        shape = (int(dimensions),) if self.one_d else tuple(int(n) for n in dimensions)
+        shape = (int(dimensions),) if isinstance(dimensions, (int, np.integer)) else tuple(int(n) for n in dimensions)
         self.geometry = Geometry(shape)
         self.neighbors_fn = neighbors_fn
         super().__init__(cell_size=cell_size, **kwargs)

@@ -9,7 +9,7 @@ round trip to the kernel.
 from __future__ import annotations
 
 import os
-from typing import Any, Sequence
+from typing import Any
 
 import anywidget
 import numpy as np

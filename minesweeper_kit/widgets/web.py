@@ -16,8 +16,8 @@ import tempfile
 import time
 import urllib.request
 import webbrowser
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import nbformat
 

@@ -48,12 +48,11 @@ from pathlib import Path
 
 import numpy as np
 
+from autograder.assignments import get_assignment
+from autograder.suite import Mismatch, points
 from minesweeper_kit import Game
 from minesweeper_kit.arena import BotError, GameRecord, LocalRunner, Rules, SandboxRunner, play_game
 from minesweeper_kit.bots import ReferenceSolver
-
-from autograder.assignments import get_assignment
-from autograder.suite import Mismatch, points
 
 BOARD = "beginner"
 LEGAL_BOARDS = (Rules.preset("intermediate"), Rules.preset("expert"), Rules.preset("beginner", torus=True),
@@ -265,7 +264,8 @@ def games_played(settings, seed, source) -> Played:
             path.write_text(source)
             records = play_bot(str(path), jobs, budget)
         judge = LocalRunner(ReferenceSolver())
-        judged = [play_game(judge, rules, game, index) for rules, game, index in jobs[:games]]
+        # PairedBoards offers the part of the Rules interface play_game uses
+        judged = [play_game(judge, rules, game, index) for rules, game, index in jobs[:games]]  # type: ignore[arg-type]
         _RESULTS[key] = Played(records[:games], judged, records[games:], budget)
     return _RESULTS[key]
 
@@ -333,7 +333,7 @@ def test_plays_legal_games(box, settings, seed, submission_source):
     records = played.bot + played.legal
     bad = [r for r in records if r.reason not in ("won", "mine")]
     if bad:
-        counts = {}
+        counts: dict[str, int] = {}
         for r in bad:
             counts[r.reason] = counts.get(r.reason, 0) + 1
         first = bad[0]

@@ -19,10 +19,9 @@ from __future__ import annotations
 import random
 from contextlib import contextmanager
 
+from autograder.suite import Mismatch, check_equal, describe, points, require, time_limit
 from minesweeper_kit import Face, Game, Mark
 from minesweeper_kit.sandbox import StudentError
-
-from autograder.suite import Mismatch, check_equal, describe, points, require, time_limit
 
 FACE_CODE = {Face.COVERED: -1, Face.FLAG: -2, Face.EXPLODED: -3, Face.WRONG_FLAG: -4, Face.MINE: -5,
              Face.QUESTION: -6}

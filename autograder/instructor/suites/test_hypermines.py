@@ -15,20 +15,19 @@ from __future__ import annotations
 import json
 import random
 from contextlib import contextmanager
+from functools import cache
 
 import numpy as np
-from functools import lru_cache
 
+from autograder.suite import Mismatch, check_equal, describe, points, require, time_limit
 from minesweeper_kit import Game
 from minesweeper_kit.render import hypermines_board, hypermines_render
 from minesweeper_kit.sandbox import StudentError
 
-from autograder.suite import Mismatch, check_equal, describe, points, require, time_limit
-
 ATTRIBUTES = ("dimensions", "board", "mask", "state")
 
 
-@lru_cache(maxsize=None)
+@cache
 def original(originals, name):
     folder = originals / "A"
     with open(folder / "test_inputs" / f"{name}.json") as inputs, \
@@ -87,7 +86,7 @@ def cells(dimensions):
 def random_games(seed, salt, count, max_cells):
     """Random (dimensions, bombs) games, smallest first."""
     rng = random.Random(f"{seed}:{salt}")
-    games = []
+    games: list[tuple[list[int], list[list[int]], float]] = []
     while len(games) < count:
         ndim = rng.randint(1, 4)
         dimensions = [rng.randint(1, 5) for _ in range(ndim)]
@@ -138,7 +137,8 @@ def check_dump(box, handle, game, case):
 
 
 def describe_game(number, dimensions, bombs):
-    return f"random game {number} (dimensions {dimensions}, bombs {bombs if len(bombs) <= 12 else str(bombs[:12])[:-1] + ', ...]'})"
+    shown = bombs if len(bombs) <= 12 else str(bombs[:12])[:-1] + ", ...]"
+    return f"random game {number} (dimensions {dimensions}, bombs {shown})"
 
 
 # ------------------------------------------------------------------------------- fixed cases
@@ -306,7 +306,7 @@ def test_random_games(box, seed):
         handle = new_game(box, dimensions, bombs)
         everything = [list(map(int, c)) for c in zip(*[x.ravel() for x in np.indices(dimensions)])]
         safe = [c for c in everything if c not in bombs]
-        digs = []
+        digs: list[list[int]] = []
         for _ in range(rng.randint(3, 8)):
             if digs and rng.random() < 0.2:
                 coordinates = rng.choice(digs)

@@ -15,11 +15,10 @@ import itertools
 import random
 from contextlib import contextmanager
 
+from autograder.suite import Mismatch, check_coordinates, check_equal, describe, points, require
 from minesweeper_kit import Game
 from minesweeper_kit.render import hypermines_board
 from minesweeper_kit.sandbox import StudentError
-
-from autograder.suite import Mismatch, check_coordinates, check_equal, describe, points, require
 
 
 @contextmanager
@@ -33,7 +32,7 @@ def during(case):
 
 def random_shapes(seed, salt, count, max_cells=200):
     rng = random.Random(f"{seed}:{salt}")
-    shapes = []
+    shapes: list[list[int]] = []
     while len(shapes) < count:
         shape = [rng.randint(1, 4) for _ in range(rng.randint(1, 5))]
         size = 1
@@ -83,11 +82,11 @@ def test_get_and_set_coords(box, seed):
     for shape in random_shapes(seed, "gs", 6):
         board_data = nested(shape, 0)
         cells = list(itertools.product(*[range(n) for n in shape]))
-        for number, cell in enumerate(cells):
+        for number, at in enumerate(cells):
             target = board_data
-            for index in cell[:-1]:
+            for index in at[:-1]:
                 target = target[index]
-            target[cell[-1]] = number
+            target[at[-1]] = number
         with during(f"make_board({shape}, 0)"):
             board = box.call("make_board", shape, 0, keep=True) if "make_board" in box.names else None
         for cell in (list(rng.choice(cells)), rng.choice(cells)):  # a list, then a tuple
@@ -138,7 +137,8 @@ def test_new_board(box, seed):
     """new_board places bombs and counts them like the engine"""
     require(box, "new_board")
     rng = random.Random(f"{seed}:nbd")
-    cases = [([4], [[0]]), ([3, 3], [[1, 1]]), ([2, 4], [[0, 0], [1, 3]]), ([2, 3], [(0, 0), (1, 2)])]
+    cases: list[tuple[list[int], list]] = [
+        ([4], [[0]]), ([3, 3], [[1, 1]]), ([2, 4], [[0, 0], [1, 3]]), ([2, 3], [(0, 0), (1, 2)])]
     for number, shape in enumerate(random_shapes(seed, "nbd", 8)):
         cells = list(itertools.product(*[range(n) for n in shape]))
         chosen = rng.sample(cells, rng.randint(0, max(1, len(cells) // 3)))

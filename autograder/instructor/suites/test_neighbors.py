@@ -17,10 +17,9 @@ import random
 import string
 from contextlib import contextmanager
 
+from autograder.suite import Mismatch, check_coordinates, check_equal, describe, points, require
 from minesweeper_kit import Game
 from minesweeper_kit.sandbox import StudentError
-
-from autograder.suite import Mismatch, check_coordinates, check_equal, describe, points, require
 
 GAME_FUNCTIONS = ("read_file", "make_empty_grid", "update_grid", "print_grid", "dig", "count_total_moves",
                   "determine_game_status")
@@ -240,7 +239,7 @@ def test_random_games(box, seed):
         game = engine_game(rows)
         with during(f"random board {number} {rows}"):
             grid, view = start(box, rows)
-        digs = []
+        digs: list[str] = []
         cells = [(r, c) for r in range(len(rows)) for c in range(len(rows[0]))]
         for _ in range(rng.randint(2, 6)):
             covered = [(r, c) for r, c in cells if not game.revealed[r, c]]
@@ -259,7 +258,7 @@ def test_random_games(box, seed):
             if printed != expected_print(expected_view):
                 raise Mismatch(f"{case}: dig did not print the user view in the Project 10 format")
             covered_safe = sum(1 for rr, cc in cells if not rows[rr][cc] and expected_view[rr][cc] == " ")
-            going = "X" not in sum(expected_view, []) and covered_safe > 0
+            going = not any("X" in row for row in expected_view) and covered_safe > 0
             with during(case):
                 moves_left = box.call("count_total_moves", grid, view)
                 status = box.call("determine_game_status", grid, view)
