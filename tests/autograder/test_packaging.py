@@ -35,6 +35,7 @@ def test_the_wheel_holds_no_instructor_material(tmp_path):
     assert sandbox <= names, sorted(sandbox - names)
     assert "autograder/sandbox.py" not in names  # moved to the kit; no stale copy
     assert {"autograder/cli.py", "autograder/grading.py", "minesweeper_kit/game.py"} <= names
+    assert {"minesweeper_kit/py.typed", "autograder/py.typed", "minesweeper_kit/widgets/static/board.js"} <= names
     leaked = sorted(n for n in names if n.startswith("autograder/instructor") or "instructor" in n
                     or "suites" in n or "reference" in n.split("/")[-1])
     assert leaked == []
