@@ -14,8 +14,15 @@ from pathlib import Path
 
 from minesweeper_kit.sandbox import DEFAULT_DENIED, ImportPolicy, Limits
 
-__all__ = ["Assignment", "ASSIGNMENTS", "get_assignment", "instructor_dir", "seed_originals_dir",
-           "notebooks_dir", "InstructorMaterialMissing"]
+__all__ = [
+    "Assignment",
+    "ASSIGNMENTS",
+    "get_assignment",
+    "instructor_dir",
+    "seed_originals_dir",
+    "notebooks_dir",
+    "InstructorMaterialMissing",
+]
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -33,7 +40,8 @@ def instructor_dir() -> Path:
             f"the hidden test suites are not installed: {path / 'suites'} does not exist. They are "
             "kept out of the student wheel on purpose; grade from a course checkout (or an "
             "editable install: pip install -e .) or set AUTOGRADER_INSTRUCTOR_DIR to the folder "
-            "holding suites/ and reference/.")
+            "holding suites/ and reference/."
+        )
     return path
 
 
@@ -51,7 +59,9 @@ def seed_originals_dir() -> Path:
             return path
     raise InstructorMaterialMissing(
         "the original test data (seed-originals) was not found; looked in: "
-        + ", ".join(str(p) for p in candidates) + ". Set AUTOGRADER_SEED_ORIGINALS.")
+        + ", ".join(str(p) for p in candidates)
+        + ". Set AUTOGRADER_SEED_ORIGINALS."
+    )
 
 
 def notebooks_dir() -> Path:
@@ -67,18 +77,18 @@ class Assignment:
 
     id: str
     title: str
-    notebook: str                          #: source notebook stem, e.g. "04-nd-dig"
-    names: tuple[str, ...]                 #: what the student defines
+    notebook: str  #: source notebook stem, e.g. "04-nd-dig"
+    names: tuple[str, ...]  #: what the student defines
     allowed_imports: frozenset[str] | None = None
-    time_limit: float = 100.0              #: whole-submission budget, CPU seconds
-    test_time_limit: float = 30.0          #: default per-test limit, CPU seconds
+    time_limit: float = 100.0  #: whole-submission budget, CPU seconds
+    test_time_limit: float = 30.0  #: default per-test limit, CPU seconds
     #: every per-test limit is at least this many times the reference solution's CPU time
     limit_factor: float = 10.0
     memory_mb: int = 1024
-    reference_file: str | None = None      #: instructor/reference/<file>; else notebook solutions
-    file_names: tuple[str, ...] = ()       #: preferred file names inside a student's folder
+    reference_file: str | None = None  #: instructor/reference/<file>; else notebook solutions
+    file_names: tuple[str, ...] = ()  #: preferred file names inside a student's folder
     extra_denied: frozenset[str] = field(default_factory=frozenset)
-    kit_allowed: bool = False              #: may import minesweeper_kit (the bots' View and Move)
+    kit_allowed: bool = False  #: may import minesweeper_kit (the bots' View and Move)
 
     @property
     def suite_path(self) -> Path:
@@ -91,9 +101,15 @@ class Assignment:
     def import_policy(self) -> ImportPolicy:
         """The course rule on imports (the sandbox, not this rule, is the security boundary)."""
         kit = set() if self.kit_allowed else {"minesweeper_kit"}
-        direct = frozenset({"minesweeper_kit.arena", "minesweeper_kit.bots.solver"}) if self.kit_allowed else frozenset()
-        return ImportPolicy(allowed=self.allowed_imports, label=f"the {self.id} assignment",
-                            denied=DEFAULT_DENIED | kit | self.extra_denied, direct_denied=direct)
+        direct = (
+            frozenset({"minesweeper_kit.arena", "minesweeper_kit.bots.solver"}) if self.kit_allowed else frozenset()
+        )
+        return ImportPolicy(
+            allowed=self.allowed_imports,
+            label=f"the {self.id} assignment",
+            denied=DEFAULT_DENIED | kit | self.extra_denied,
+            direct_denied=direct,
+        )
 
     def keeps_import(self, name: str) -> bool:
         """Whether a notebook's set-up import of ``name`` goes along with the solution cells."""
@@ -101,8 +117,10 @@ class Assignment:
 
     def limit_note(self) -> str:
         """How the per-test limits were chosen, for feedback."""
-        return (f"each test's limit is at least {self.limit_factor:g} times the CPU time the reference "
-                "solution needs for it")
+        return (
+            f"each test's limit is at least {self.limit_factor:g} times the CPU time the reference "
+            "solution needs for it"
+        )
 
     def limits(self, memory_mb: int | None = None) -> Limits:
         return Limits(memory_mb=memory_mb or self.memory_mb, cpu_seconds=int(self.time_limit) + 20)
@@ -111,56 +129,84 @@ class Assignment:
         return (f"{self.notebook}.ipynb",) + self.file_names
 
 
-ASSIGNMENTS: dict[str, Assignment] = {a.id: a for a in [
-    # Project 10 names no rule on imports and hands out no template (students write minesweeper.py
-    # from the function list), so anything goes except itertools, which step 1's notebook refuses
-    # for the N-D neighbours ("`itertools` cannot be imported"). The notebook's set-up cell
-    # imports contextlib, io, os and tempfile: allowed.
-    Assignment(
-        id="neighbors", title="The 2-D text game and neighbours in N dimensions",
-        notebook="01-neighbors",
-        names=("read_file", "make_empty_grid", "update_grid", "print_grid", "dig",
-               "count_total_moves", "determine_game_status", "neighbors_1d", "neighbors_2d",
-               "neighbors_3d", "neighbors"),
-        extra_denied=frozenset({"itertools"}), file_names=("minesweeper.py",),
-    ),
-    # Step 2's notebook: "`itertools` cannot be imported" (the recursion is the exercise). Its
-    # set-up cell imports contextlib, io, os and tempfile: allowed.
-    Assignment(
-        id="make-board", title="Recursive N-D boards", notebook="02-make-board",
-        names=("make_board", "get_coords", "set_coords", "all_coords", "neighbors", "new_board"),
-        extra_denied=frozenset({"itertools"}),
-    ),
-    # CS455's handout sets no rule on imports; step 3's set-up cell imports contextlib, io, os,
-    # tempfile, random and sys, and its MineField cell imports random: all allowed.
-    Assignment(
-        id="flood-fill", title="The 2-D game with flood fill (CS455 semantics)",
-        notebook="03-flood-fill", names=("MineField", "VisibleField", "flood_fill_iterative"),
-        # the 1000x1000 iterative flood: 60 s stated in the notebook, the reference needs 4.6-6.4 s
-        limit_factor=8.0,
-    ),
-    # 6.009's handout forbids adding imports to lab.py, whose template begins `import sys` /
-    # `sys.setrecursionlimit(10000)` / `# NO ADDITIONAL IMPORTS` (the Fall 2018 template also
-    # ends with `import doctest` under `if __name__ == '__main__':`). Allowed: sys and doctest
-    # (the templates), contextlib, io, os and tempfile (step 4's set-up cell), and __future__,
-    # typing and collections (annotations; the reference solution uses them). itertools stays
-    # out: the handout asks students to leave it alone.
-    Assignment(
-        id="hypermines", title="HyperMines: the 6.009 API in N dimensions", notebook="04-nd-dig",
-        names=("HyperMinesGame",),
-        allowed_imports=frozenset({"sys", "doctest", "contextlib", "io", "os", "tempfile",
-                                   "__future__", "typing", "collections"}),
-        reference_file="hypermines.py", file_names=("lab.py",),
-    ),
-    # The tournament's rules name no imports: a bot may use numpy, the standard library and the
-    # kit's View/Move types; import_policy refuses minesweeper_kit.arena and
-    # minesweeper_kit.bots.solver by name. Step 5's set-up cell imports the arena to run games in
-    # the notebook: that one import is refused on purpose, and the solution cell does not use it.
-    Assignment(
-        id="bots", title="A bot graded by its win rate against the judge", notebook="05-bots",
-        names=("next_move",), time_limit=300.0, test_time_limit=240.0, kit_allowed=True,
-    ),
-]}
+ASSIGNMENTS: dict[str, Assignment] = {
+    a.id: a
+    for a in [
+        # Project 10 names no rule on imports and hands out no template (students write minesweeper.py
+        # from the function list), so anything goes except itertools, which step 1's notebook refuses
+        # for the N-D neighbours ("`itertools` cannot be imported"). The notebook's set-up cell
+        # imports contextlib, io, os and tempfile: allowed.
+        Assignment(
+            id="neighbors",
+            title="The 2-D text game and neighbours in N dimensions",
+            notebook="01-neighbors",
+            names=(
+                "read_file",
+                "make_empty_grid",
+                "update_grid",
+                "print_grid",
+                "dig",
+                "count_total_moves",
+                "determine_game_status",
+                "neighbors_1d",
+                "neighbors_2d",
+                "neighbors_3d",
+                "neighbors",
+            ),
+            extra_denied=frozenset({"itertools"}),
+            file_names=("minesweeper.py",),
+        ),
+        # Step 2's notebook: "`itertools` cannot be imported" (the recursion is the exercise). Its
+        # set-up cell imports contextlib, io, os and tempfile: allowed.
+        Assignment(
+            id="make-board",
+            title="Recursive N-D boards",
+            notebook="02-make-board",
+            names=("make_board", "get_coords", "set_coords", "all_coords", "neighbors", "new_board"),
+            extra_denied=frozenset({"itertools"}),
+        ),
+        # CS455's handout sets no rule on imports; step 3's set-up cell imports contextlib, io, os,
+        # tempfile, random and sys, and its MineField cell imports random: all allowed.
+        Assignment(
+            id="flood-fill",
+            title="The 2-D game with flood fill (CS455 semantics)",
+            notebook="03-flood-fill",
+            names=("MineField", "VisibleField", "flood_fill_iterative"),
+            # the 1000x1000 iterative flood: 60 s stated in the notebook, the reference needs 4.6-6.4 s
+            limit_factor=8.0,
+        ),
+        # 6.009's handout forbids adding imports to lab.py, whose template begins `import sys` /
+        # `sys.setrecursionlimit(10000)` / `# NO ADDITIONAL IMPORTS` (the Fall 2018 template also
+        # ends with `import doctest` under `if __name__ == '__main__':`). Allowed: sys and doctest
+        # (the templates), contextlib, io, os and tempfile (step 4's set-up cell), and __future__,
+        # typing and collections (annotations; the reference solution uses them). itertools stays
+        # out: the handout asks students to leave it alone.
+        Assignment(
+            id="hypermines",
+            title="HyperMines: the 6.009 API in N dimensions",
+            notebook="04-nd-dig",
+            names=("HyperMinesGame",),
+            allowed_imports=frozenset(
+                {"sys", "doctest", "contextlib", "io", "os", "tempfile", "__future__", "typing", "collections"}
+            ),
+            reference_file="hypermines.py",
+            file_names=("lab.py",),
+        ),
+        # The tournament's rules name no imports: a bot may use numpy, the standard library and the
+        # kit's View/Move types; import_policy refuses minesweeper_kit.arena and
+        # minesweeper_kit.bots.solver by name. Step 5's set-up cell imports the arena to run games in
+        # the notebook: that one import is refused on purpose, and the solution cell does not use it.
+        Assignment(
+            id="bots",
+            title="A bot graded by its win rate against the judge",
+            notebook="05-bots",
+            names=("next_move",),
+            time_limit=300.0,
+            test_time_limit=240.0,
+            kit_allowed=True,
+        ),
+    ]
+}
 
 
 def get_assignment(assignment_id: str) -> Assignment:

@@ -39,14 +39,22 @@ class BatchResult:
 def grade_job(job: dict) -> dict:
     """Grade one submission given as plain data; never raises (a failure becomes a report)."""
     assignment = get_assignment(job["assignment"])
-    submission = Submission(**{k: v for k, v in job["submission"].items() if k != "path"},
-                            path=Path(job["submission"]["path"]))
+    submission = Submission(
+        **{k: v for k, v in job["submission"].items() if k != "path"}, path=Path(job["submission"]["path"])
+    )
     submission.line_map = [(cell, line) for cell, line in submission.line_map]
     try:
-        report = grade_submission(assignment, submission, seed=job["seed"],
-                                  time_limit=job.get("time_limit"), hide=job.get("hide", []),
-                                  memory_mb=job.get("memory_mb"), test_time_limit=job.get("test_time_limit"),
-                                  settings=job.get("settings"), isolation=job.get("isolation", "bwrap"))
+        report = grade_submission(
+            assignment,
+            submission,
+            seed=job["seed"],
+            time_limit=job.get("time_limit"),
+            hide=job.get("hide", []),
+            memory_mb=job.get("memory_mb"),
+            test_time_limit=job.get("test_time_limit"),
+            settings=job.get("settings"),
+            isolation=job.get("isolation", "bwrap"),
+        )
     except Exception:  # noqa: BLE001 - one broken submission never stops the batch
         report = _failed_report(assignment.id, submission, job["seed"], traceback.format_exc())
     return report.to_dict()
@@ -59,22 +67,48 @@ def _failed_report(assignment_id: str, submission: Submission, seed: int, error:
         tests = []
     for test in tests:
         test.output = "not graded: the grader failed on this submission (reported to the instructor)"
-    return GradeReport(submission.student, assignment_id, 0.0, sum(t.max_score for t in tests), 0.0, seed,
-                       tests, submission.describe(), "the grader failed on this submission",
-                       internal_errors=[error[-4000:]])
+    return GradeReport(
+        submission.student,
+        assignment_id,
+        0.0,
+        sum(t.max_score for t in tests),
+        0.0,
+        seed,
+        tests,
+        submission.describe(),
+        "the grader failed on this submission",
+        internal_errors=[error[-4000:]],
+    )
 
 
-def _jobs(assignment_id: str, submissions: list[Submission], seed: int, time_limit: float | None,
-          hide: list[str], memory_mb: int | None, test_time_limit: float | None,
-          settings: dict | None = None, isolation: str = "bwrap") -> list[dict]:
+def _jobs(
+    assignment_id: str,
+    submissions: list[Submission],
+    seed: int,
+    time_limit: float | None,
+    hide: list[str],
+    memory_mb: int | None,
+    test_time_limit: float | None,
+    settings: dict | None = None,
+    isolation: str = "bwrap",
+) -> list[dict]:
     jobs = []
     for submission in submissions:
         data = asdict(submission)
         data["path"] = str(submission.path)
-        jobs.append({"assignment": assignment_id, "submission": data, "seed": seed,
-                     "time_limit": time_limit, "hide": hide, "memory_mb": memory_mb,
-                     "test_time_limit": test_time_limit, "settings": dict(settings or {}),
-                     "isolation": isolation})
+        jobs.append(
+            {
+                "assignment": assignment_id,
+                "submission": data,
+                "seed": seed,
+                "time_limit": time_limit,
+                "hide": hide,
+                "memory_mb": memory_mb,
+                "test_time_limit": test_time_limit,
+                "settings": dict(settings or {}),
+                "isolation": isolation,
+            }
+        )
     return jobs
 
 
@@ -86,8 +120,7 @@ def _run_local(jobs: list[dict], workers: int, done: Callable[[dict, dict], None
     context = multiprocessing.get_context("spawn")
     pending = list(jobs)
     while pending:
-        with concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, len(pending)),
-                                                    mp_context=context) as pool:
+        with concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, len(pending)), mp_context=context) as pool:
             futures = {pool.submit(grade_job, job): job for job in pending}
             pending = []
             broken = False
@@ -124,12 +157,24 @@ def _run_dask(jobs: list[dict], address: str, done: Callable[[dict, dict], None]
                 done(job, _crash(job))
 
 
-def grade_batch(assignment_id: str, paths: Iterable[Path], results_dir: Path, *,
-                csv_path: Path | None = None, time_limit: float | None = None, jobs: int | None = None,
-                force: bool = False, dask_address: str | None = None, seed: int | None = None,
-                memory_mb: int | None = None, progress: bool = True,
-                hide: list[str] | None = None, test_time_limit: float | None = None,
-                settings: dict | None = None, isolation: str = "bwrap") -> BatchResult:
+def grade_batch(
+    assignment_id: str,
+    paths: Iterable[Path],
+    results_dir: Path,
+    *,
+    csv_path: Path | None = None,
+    time_limit: float | None = None,
+    jobs: int | None = None,
+    force: bool = False,
+    dask_address: str | None = None,
+    seed: int | None = None,
+    memory_mb: int | None = None,
+    progress: bool = True,
+    hide: list[str] | None = None,
+    test_time_limit: float | None = None,
+    settings: dict | None = None,
+    isolation: str = "bwrap",
+) -> BatchResult:
     """Grade every submission under ``paths`` and write results, feedback and the gradebook.
 
     ``isolation="bwrap"`` (the default) stops at once with a clear message on a machine that
@@ -150,24 +195,29 @@ def grade_batch(assignment_id: str, paths: Iterable[Path], results_dir: Path, *,
     skipped, todo = [], []
     for student, path in students:
         submission = read_submission(student, path, keep_import=assignment.keeps_import)
-        previous = None if force else read_student(results_dir, student, assignment.id,
-                                                   source_name=submission.source_file,
-                                                   source_sha256=submission.sha256)
+        previous = (
+            None
+            if force
+            else read_student(
+                results_dir, student, assignment.id, source_name=submission.source_file, source_sha256=submission.sha256
+            )
+        )
         if previous is not None and previous.isolation == isolation:  # never keep an unisolated grade
             reports[student] = previous
             skipped.append(student)
         else:
             todo.append(submission)
     hidden = [str(results_dir.resolve())] + [str(p.resolve()) for p in paths] + list(hide or [])
-    job_list = _jobs(assignment.id, todo, seed, time_limit, hidden, memory_mb, test_time_limit, settings,
-                     isolation)
-    bar = tqdm(total=len(job_list), desc=f"grading {assignment.id}", unit="submission",
-               disable=not progress or not job_list)
+    job_list = _jobs(assignment.id, todo, seed, time_limit, hidden, memory_mb, test_time_limit, settings, isolation)
+    bar = tqdm(
+        total=len(job_list), desc=f"grading {assignment.id}", unit="submission", disable=not progress or not job_list
+    )
 
     def done(job: dict, result: dict) -> None:
         report = GradeReport.from_dict(result)
-        write_student(report, results_dir, source_name=job["submission"]["source_file"],
-                      source_sha256=job["submission"]["sha256"])
+        write_student(
+            report, results_dir, source_name=job["submission"]["source_file"], source_sha256=job["submission"]["sha256"]
+        )
         reports[report.student] = report
         bar.update(1)
         bar.set_postfix_str(f"{report.student}: {report.score:g}/{report.max_score:g}")

@@ -26,12 +26,25 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["StudentResult", "TestSummary", "BatchSummary", "message_pattern", "read_batch", "summarize",
-           "terminal_summary", "render_html", "write_report", "report_command"]
+__all__ = [
+    "StudentResult",
+    "TestSummary",
+    "BatchSummary",
+    "message_pattern",
+    "read_batch",
+    "summarize",
+    "terminal_summary",
+    "render_html",
+    "write_report",
+    "report_command",
+]
 
 FEEDBACK_NAMES = ("feedback.txt", "feedback.md", "feedback.html")
-LIMIT_RE = re.compile(r"time limit exceeded|wall-clock guard|not reached: the submission's|"
-                      r"CPU time limit|budget of [\d.]+ ?s", re.I)
+LIMIT_RE = re.compile(
+    r"time limit exceeded|wall-clock guard|not reached: the submission's|"
+    r"CPU time limit|budget of [\d.]+ ?s",
+    re.I,
+)
 LOAD_RE = re.compile(r"could not be loaded|did not load|not graded:", re.I)
 
 
@@ -93,7 +106,7 @@ class StudentResult:
     seconds: float
     tests: list[TestResult]
     output: str = ""
-    problem: str | None = None                 #: why nothing could be graded (the grader's record)
+    problem: str | None = None  #: why nothing could be graded (the grader's record)
     feedback: Path | None = None
 
     @property
@@ -150,18 +163,32 @@ def read_batch(results_dir: str | os.PathLike) -> list[StudentResult]:
         with contextlib.suppress(OSError, ValueError):
             record = json.loads((folder / ".report.json").read_text(encoding="utf-8"))
         extra = data.get("extra_data") or {}
-        tests = [TestResult(str(t.get("name", f"test {i}")), _number(t.get("score")), _number(t.get("max_score")),
-                            str(t.get("status", "passed" if _number(t.get("score")) >= _number(t.get("max_score"))
-                                      else "failed")), str(t.get("output") or ""))
-                 for i, t in enumerate(data.get("tests") or [], start=1)]
+        tests = [
+            TestResult(
+                str(t.get("name", f"test {i}")),
+                _number(t.get("score")),
+                _number(t.get("max_score")),
+                str(t.get("status", "passed" if _number(t.get("score")) >= _number(t.get("max_score")) else "failed")),
+                str(t.get("output") or ""),
+            )
+            for i, t in enumerate(data.get("tests") or [], start=1)
+        ]
         max_score = sum(t.max_score for t in tests) or _number(record.get("max_score"))
         feedback = next((folder / n for n in FEEDBACK_NAMES if (folder / n).is_file()), None)
-        students.append(StudentResult(
-            student=str(extra.get("student") or record.get("student") or folder.name), folder=folder,
-            assignment=str(extra.get("assignment") or record.get("assignment") or ""),
-            score=_number(data.get("score")), max_score=max_score,
-            seconds=_number(data.get("execution_time")), tests=tests, output=str(data.get("output") or ""),
-            problem=record.get("problem") or None, feedback=feedback))
+        students.append(
+            StudentResult(
+                student=str(extra.get("student") or record.get("student") or folder.name),
+                folder=folder,
+                assignment=str(extra.get("assignment") or record.get("assignment") or ""),
+                score=_number(data.get("score")),
+                max_score=max_score,
+                seconds=_number(data.get("execution_time")),
+                tests=tests,
+                output=str(data.get("output") or ""),
+                problem=record.get("problem") or None,
+                feedback=feedback,
+            )
+        )
     if not students:
         raise ValueError(f"no student results in {str(results_dir)!r}: expected <student>/results.json folders")
     return sorted(students, key=lambda s: s.student.lower())
@@ -182,7 +209,7 @@ class TestSummary:
     max_score: float
     attempts: int
     passed: int
-    failures: list[FailureGroup]          #: most common first
+    failures: list[FailureGroup]  #: most common first
 
     @property
     def rate(self) -> float:
@@ -192,7 +219,7 @@ class TestSummary:
 @dataclass
 class BatchSummary:
     students: list[StudentResult]
-    tests: list[TestSummary]              #: worst pass rate first
+    tests: list[TestSummary]  #: worst pass rate first
     assignments: list[str]
     written: str = field(default_factory=lambda: time.strftime("%Y-%m-%d %H:%M"))
 
@@ -243,10 +270,15 @@ def summarize(students: list[StudentResult], top: int = 3) -> BatchSummary:
         for student, t in results:
             if not t.passed:
                 groups.setdefault(message_pattern(t.output or "(no message)"), []).append((student, t.output))
-        failures = sorted((FailureGroup(p, len(v), v[0][1] or "(no message)", [x for x, _ in v])
-                           for p, v in groups.items()), key=lambda g: (-g.count, g.pattern))[:top]
-        tests.append(TestSummary(name, max(t.max_score for _, t in results), len(results),
-                                 sum(t.passed for _, t in results), failures))
+        failures = sorted(
+            (FailureGroup(p, len(v), v[0][1] or "(no message)", [x for x, _ in v]) for p, v in groups.items()),
+            key=lambda g: (-g.count, g.pattern),
+        )[:top]
+        tests.append(
+            TestSummary(
+                name, max(t.max_score for _, t in results), len(results), sum(t.passed for _, t in results), failures
+            )
+        )
     tests.sort(key=lambda t: (t.rate, order.index(t.name)))
     return BatchSummary(students, tests, sorted({s.assignment for s in students if s.assignment}))
 
@@ -259,20 +291,30 @@ def terminal_summary(summary: BatchSummary, page: Path | None = None, worst: int
     """A few lines for the terminal: scores, the worst tests, load failures, limits, times."""
     s = summary
     scores = s.scores
-    lines = [f"{len(s.students)} submission(s) of {', '.join(s.assignments) or 'an assignment'}: mean score "
-             f"{statistics.mean(scores):.2f} / {_points(s.max_score)}, median {_points(statistics.median(scores))}; "
-             f"{sum(x.score >= x.max_score > 0 for x in s.students)} full marks, "
-             f"{sum(x.score == 0 for x in s.students)} zero."]
+    lines = [
+        f"{len(s.students)} submission(s) of {', '.join(s.assignments) or 'an assignment'}: mean score "
+        f"{statistics.mean(scores):.2f} / {_points(s.max_score)}, median {_points(statistics.median(scores))}; "
+        f"{sum(x.score >= x.max_score > 0 for x in s.students)} full marks, "
+        f"{sum(x.score == 0 for x in s.students)} zero."
+    ]
     lines.append("Worst tests (pass rate, most common failure):")
     for t in s.tests[:worst]:
         common = f" - {t.failures[0].count}x {t.failures[0].pattern[:90]}" if t.failures else ""
         lines.append(f"  {100 * t.rate:5.1f}%  {t.name[:60]}{common}")
     times = [x.seconds for x in s.students]
-    lines.append(f"Time per submission: median {statistics.median(times):.1f} s, 95th percentile "
-                 f"{_quantile(times, 0.95):.1f} s, longest {max(times):.1f} s.")
+    lines.append(
+        f"Time per submission: median {statistics.median(times):.1f} s, 95th percentile "
+        f"{_quantile(times, 0.95):.1f} s, longest {max(times):.1f} s."
+    )
     hitters = s.limit_hitters
-    lines.append(f"Hit a time limit: {len(hitters)}" + (f" ({', '.join(x.student for x in hitters[:12])}"
-                                                         + (", ..." if len(hitters) > 12 else "") + ")" if hitters else ""))
+    lines.append(
+        f"Hit a time limit: {len(hitters)}"
+        + (
+            f" ({', '.join(x.student for x in hitters[:12])}" + (", ..." if len(hitters) > 12 else "") + ")"
+            if hitters
+            else ""
+        )
+    )
     failed = s.load_failures
     lines.append(f"Did not load: {len(failed)}")
     for x in failed[:12]:
@@ -355,40 +397,75 @@ def render_html(summary: BatchSummary, page_dir: str | os.PathLike) -> str:
     scores = s.scores
     times = [x.seconds for x in s.students]
     title = f"Batch report: {', '.join(s.assignments) or 'autograder results'}"
-    body = [f"<h1>{esc(title)}</h1>",
-            f'<p class="muted">{len(s.students)} submissions; mean score {statistics.mean(scores):.2f} of '
-            f"{_points(s.max_score)}, median {_points(statistics.median(scores))}; "
-            f"{len(s.load_failures)} did not load; {len(s.limit_hitters)} hit a time limit; written {esc(s.written)}."
-            "</p>",
-            "<h2>Scores</h2>",
-            '<figure id="scores">' + figure_svg(_score_figure(s), "scores", "histogram of scores")
-            + "<figcaption>How many submissions earned each score.</figcaption></figure>",
-            "<h2>Tests, worst first</h2>",
-            '<figure id="pass-rates">' + figure_svg(_pass_rate_figure(s), "pass-rates", "pass rate of each test")
-            + "<figcaption>Share of submissions passing each test.</figcaption></figure>"]
+    body = [
+        f"<h1>{esc(title)}</h1>",
+        f'<p class="muted">{len(s.students)} submissions; mean score {statistics.mean(scores):.2f} of '
+        f"{_points(s.max_score)}, median {_points(statistics.median(scores))}; "
+        f"{len(s.load_failures)} did not load; {len(s.limit_hitters)} hit a time limit; written {esc(s.written)}."
+        "</p>",
+        "<h2>Scores</h2>",
+        '<figure id="scores">'
+        + figure_svg(_score_figure(s), "scores", "histogram of scores")
+        + "<figcaption>How many submissions earned each score.</figcaption></figure>",
+        "<h2>Tests, worst first</h2>",
+        '<figure id="pass-rates">'
+        + figure_svg(_pass_rate_figure(s), "pass-rates", "pass rate of each test")
+        + "<figcaption>Share of submissions passing each test.</figcaption></figure>",
+    ]
     rows = []
     for t in s.tests:
         groups = "".join(
-            f'<details><summary>{g.count}× <code>{esc(g.pattern)}</code></summary>'
+            f"<details><summary>{g.count}× <code>{esc(g.pattern)}</code></summary>"
             f'<p class="muted">for example ({esc(g.students[0])}):</p><pre>{esc(g.example[:1500])}</pre>'
             f'<p class="muted">{esc(", ".join(g.students[:30]))}{" …" if len(g.students) > 30 else ""}</p></details>'
-            for g in t.failures)
-        rows.append([esc(t.name), _points(t.max_score), f"{t.passed} / {t.attempts}", f"{100 * t.rate:.0f}%",
-                     groups or '<span class="muted">—</span>'])
-    body.append(table(["test", "points", "passed", "pass rate", "most common failure messages (values replaced by "
-                       "<n>, <list>, <str> …)"], rows, "tests", text_columns=(0, 4), raw=True))
-    body += ["<h2>Time per submission</h2>",
-             f"<p>Median {statistics.median(times):.1f} s, 95th percentile {_quantile(times, 0.95):.1f} s, "
-             f"longest {max(times):.1f} s (the grader's time for the whole submission).</p>",
-             '<figure id="times">' + figure_svg(_time_figure(s), "times", "grading time of each submission")
-             + "</figure>",
-             "<h3>Who hit a time limit</h3>"]
-    hit_rows = [[esc(x.student), f"{x.seconds:.1f} s", str(len(x.limit_hits)),
-                 "<br>".join(f"<b>{esc(name)}</b>: {esc(' '.join(msg.split())[:300])}" for name, msg in x.limit_hits[:4])
-                 + (f"<br>… {len(x.limit_hits) - 4} more" if len(x.limit_hits) > 4 else "")]
-                for x in s.limit_hitters]
-    body.append(table(["student", "time", "tests", "messages"], hit_rows, "limits", text_columns=(0, 3), raw=True)
-                if hit_rows else "<p>Nobody hit a time limit.</p>")
+            for g in t.failures
+        )
+        rows.append(
+            [
+                esc(t.name),
+                _points(t.max_score),
+                f"{t.passed} / {t.attempts}",
+                f"{100 * t.rate:.0f}%",
+                groups or '<span class="muted">—</span>',
+            ]
+        )
+    body.append(
+        table(
+            [
+                "test",
+                "points",
+                "passed",
+                "pass rate",
+                "most common failure messages (values replaced by <n>, <list>, <str> …)",
+            ],
+            rows,
+            "tests",
+            text_columns=(0, 4),
+            raw=True,
+        )
+    )
+    body += [
+        "<h2>Time per submission</h2>",
+        f"<p>Median {statistics.median(times):.1f} s, 95th percentile {_quantile(times, 0.95):.1f} s, "
+        f"longest {max(times):.1f} s (the grader's time for the whole submission).</p>",
+        '<figure id="times">' + figure_svg(_time_figure(s), "times", "grading time of each submission") + "</figure>",
+        "<h3>Who hit a time limit</h3>",
+    ]
+    hit_rows = [
+        [
+            esc(x.student),
+            f"{x.seconds:.1f} s",
+            str(len(x.limit_hits)),
+            "<br>".join(f"<b>{esc(name)}</b>: {esc(' '.join(msg.split())[:300])}" for name, msg in x.limit_hits[:4])
+            + (f"<br>… {len(x.limit_hits) - 4} more" if len(x.limit_hits) > 4 else ""),
+        ]
+        for x in s.limit_hitters
+    ]
+    body.append(
+        table(["student", "time", "tests", "messages"], hit_rows, "limits", text_columns=(0, 3), raw=True)
+        if hit_rows
+        else "<p>Nobody hit a time limit.</p>"
+    )
     body.append("<h2>Did not load</h2>")
     load_rows = [[esc(x.student), f"<pre>{esc(x.load_failure or '')}</pre>"] for x in s.load_failures]
     if load_rows:
@@ -400,22 +477,54 @@ def render_html(summary: BatchSummary, page_dir: str | os.PathLike) -> str:
     zero = s.loaded_but_zero
     if zero:
         body.append("<h3>Loaded, but scored nothing</h3>")
-        body.append(table(["student", "most common failure"],
-                          [[esc(x.student), f"<pre>{esc(message[:1500])}</pre>"] for x, message in zero],
-                          "zero-scores", text_columns=(0, 1), raw=True))
+        body.append(
+            table(
+                ["student", "most common failure"],
+                [[esc(x.student), f"<pre>{esc(message[:1500])}</pre>"] for x, message in zero],
+                "zero-scores",
+                text_columns=(0, 1),
+                raw=True,
+            )
+        )
     body.append("<h2>Students</h2>")
     student_rows = []
     for x in s.students:
         name = esc(x.student)
-        link = (f'<a href="{esc(_link(x.feedback, page_dir))}">{esc(x.feedback.name)}</a>' if x.feedback
-                else '<span class="muted">none</span>')
+        link = (
+            f'<a href="{esc(_link(x.feedback, page_dir))}">{esc(x.feedback.name)}</a>'
+            if x.feedback
+            else '<span class="muted">none</span>'
+        )
         passed = sum(t.passed for t in x.tests)
-        note = ("did not load" if x.load_failure else "hit a time limit" if x.limit_hits
-                else "all tests passed" if passed == len(x.tests) else f"{len(x.tests) - passed} test(s) failed")
-        student_rows.append([name, f"{_points(x.score)} / {_points(x.max_score)}", f"{x.percent:.0f}%",
-                             f"{passed} / {len(x.tests)}", f"{x.seconds:.1f} s", esc(note), link])
-    body.append(table(["student", "score", "%", "tests passed", "time", "note", "feedback"], student_rows,
-                      "students", text_columns=(0, 5, 6), raw=True))
+        note = (
+            "did not load"
+            if x.load_failure
+            else "hit a time limit"
+            if x.limit_hits
+            else "all tests passed"
+            if passed == len(x.tests)
+            else f"{len(x.tests) - passed} test(s) failed"
+        )
+        student_rows.append(
+            [
+                name,
+                f"{_points(x.score)} / {_points(x.max_score)}",
+                f"{x.percent:.0f}%",
+                f"{passed} / {len(x.tests)}",
+                f"{x.seconds:.1f} s",
+                esc(note),
+                link,
+            ]
+        )
+    body.append(
+        table(
+            ["student", "score", "%", "tests passed", "time", "note", "feedback"],
+            student_rows,
+            "students",
+            text_columns=(0, 5, 6),
+            raw=True,
+        )
+    )
     return html_page(title, "\n".join(body))
 
 

@@ -15,8 +15,7 @@ from .grading import GradeReport, grade_submission
 from .report import feedback_text, gradescope_results
 from .submission import Submission, notebook_code
 
-__all__ = ["CheckResult", "check_assignment", "reference_submission", "starter_submission",
-           "release_notebook"]
+__all__ = ["CheckResult", "check_assignment", "reference_submission", "starter_submission", "release_notebook"]
 
 
 @dataclass
@@ -31,8 +30,7 @@ def reference_submission(assignment: Assignment) -> Submission:
     solution cells (the notebook is the one copy of that code)."""
     if assignment.reference_file:
         path = instructor_dir() / "reference" / assignment.reference_file
-        return Submission("reference", path, source=path.read_text(encoding="utf-8"),
-                          filename=path.name, kind="python")
+        return Submission("reference", path, source=path.read_text(encoding="utf-8"), filename=path.name, kind="python")
     return _from_notebook("reference", assignment.notebook_path.read_bytes(), assignment)
 
 
@@ -56,8 +54,16 @@ def starter_submission(assignment: Assignment) -> Submission:
 
 def _from_notebook(student: str, data: bytes, assignment: Assignment) -> Submission:
     source, cells, selection, notes, line_map = notebook_code(data, assignment.keeps_import)
-    return Submission(student, assignment.notebook_path, source=source, kind="notebook",
-                      cells_used=cells, selection=selection, notes=notes, line_map=line_map)
+    return Submission(
+        student,
+        assignment.notebook_path,
+        source=source,
+        kind="notebook",
+        cells_used=cells,
+        selection=selection,
+        notes=notes,
+        line_map=line_map,
+    )
 
 
 def _code_lines(source: str, minimum: int = 24) -> set[str]:
@@ -68,15 +74,21 @@ def _code_lines(source: str, minimum: int = 24) -> set[str]:
         return set()
     docstrings: set[int] = set()
     for node in ast.walk(tree):
-        if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module))
-                and node.body and isinstance(node.body[0], ast.Expr)
-                and isinstance(getattr(node.body[0], "value", None), ast.Constant)):
-                docstrings.update(range(node.body[0].lineno, (node.body[0].end_lineno or node.body[0].lineno) + 1))
+        if (
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(getattr(node.body[0], "value", None), ast.Constant)
+        ):
+            docstrings.update(range(node.body[0].lineno, (node.body[0].end_lineno or node.body[0].lineno) + 1))
     lines = set()
     for number, line in enumerate(source.splitlines(), start=1):
         text = line.strip()
-        if (len(text) >= minimum and number not in docstrings
-                and not text.startswith(("#", "def ", "class ", "@", '"', "'", "import ", "from "))):
+        if (
+            len(text) >= minimum
+            and number not in docstrings
+            and not text.startswith(("#", "def ", "class ", "@", '"', "'", "import ", "from "))
+        ):
             lines.add(text)
     return lines
 
@@ -121,9 +133,15 @@ def _leaks(text: str, lines: set[str]) -> list[str]:
     return sorted(line for line in lines if line in text)
 
 
-def check_assignment(assignment: Assignment, *, seed: int = 1, time_limit: float | None = None,
-                     settings: dict | None = None, progress=lambda message: None,
-                     isolation: str = "bwrap") -> list[CheckResult]:
+def check_assignment(
+    assignment: Assignment,
+    *,
+    seed: int = 1,
+    time_limit: float | None = None,
+    settings: dict | None = None,
+    progress=lambda message: None,
+    isolation: str = "bwrap",
+) -> list[CheckResult]:
     """Run the three checks; each result says what was found."""
     from minesweeper_kit.sandbox.isolation import require
 
@@ -134,13 +152,16 @@ def check_assignment(assignment: Assignment, *, seed: int = 1, time_limit: float
     progress("grading the reference solution")
     try:
         reference = reference_submission(assignment)
-        report = grade_submission(assignment, reference, seed=seed, time_limit=budget, settings=settings,
-                                  isolation=isolation)
+        report = grade_submission(
+            assignment, reference, seed=seed, time_limit=budget, settings=settings, isolation=isolation
+        )
         reports.append(report)
         failed = [f"{t.name}: {t.output}" for t in report.tests if t.status != "passed"]
         ok = report.score == report.max_score and report.execution_time <= budget / 2 and not report.internal_errors
-        detail = (f"{report.score:g}/{report.max_score:g} in {report.execution_time:.1f} s "
-                  f"(budget {budget:g} s, must stay under half)")
+        detail = (
+            f"{report.score:g}/{report.max_score:g} in {report.execution_time:.1f} s "
+            f"(budget {budget:g} s, must stay under half)"
+        )
         if failed:
             detail += "; failing: " + "; ".join(failed[:3])
         if report.internal_errors:
@@ -152,8 +173,9 @@ def check_assignment(assignment: Assignment, *, seed: int = 1, time_limit: float
     progress("grading the starter (release) version")
     try:
         starter = starter_submission(assignment)
-        report = grade_submission(assignment, starter, seed=seed, time_limit=budget, settings=settings,
-                                  isolation=isolation)
+        report = grade_submission(
+            assignment, starter, seed=seed, time_limit=budget, settings=settings, isolation=isolation
+        )
         reports.append(report)
         ok = report.score == 0 and not report.internal_errors
         detail = f"{report.score:g}/{report.max_score:g}" + (f"; {report.problem}" if report.problem else "")
@@ -172,8 +194,11 @@ def check_assignment(assignment: Assignment, *, seed: int = 1, time_limit: float
         release_text = nbformat.writes(release_notebook(assignment))
         found += [f"release notebook shows hidden test code: {line}" for line in _leaks(release_text, hidden)]
         shown = _shown_by_author(assignment)
-        found += [f"release notebook shows solution code: {line}" for line in _leaks(release_text, solution)
-                  if line not in shown]
+        found += [
+            f"release notebook shows solution code: {line}"
+            for line in _leaks(release_text, solution)
+            if line not in shown
+        ]
     except (OSError, ImportError) as error:
         found.append(f"release notebook could not be built: {error}")
     for report in reports:
@@ -181,7 +206,11 @@ def check_assignment(assignment: Assignment, *, seed: int = 1, time_limit: float
         found += [f"feedback of the {report.student} shows hidden test code: {line}" for line in _leaks(text, hidden)]
         if report.student != "reference":
             found += [f"feedback shows solution code: {line}" for line in _leaks(text, solution)]
-    results.append(CheckResult("release notebook and feedback contain no hidden tests or solution code",
-                               not found, "; ".join(found[:5]) or
-                               f"checked {len(hidden)} suite lines and {len(solution)} solution lines"))
+    results.append(
+        CheckResult(
+            "release notebook and feedback contain no hidden tests or solution code",
+            not found,
+            "; ".join(found[:5]) or f"checked {len(hidden)} suite lines and {len(solution)} solution lines",
+        )
+    )
     return results

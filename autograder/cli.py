@@ -16,9 +16,11 @@ operating system isolates (bubblewrap) with limits in CPU seconds. Student code 
 grader's process: only plain data comes back, so it cannot read the tests or forge a score.
 `autograder doctor` says what isolation this machine gives."""
 
-ISOLATION_HELP = ("bwrap (default): every submission in a bubblewrap sandbox; grading stops with a "
-                  "message if this machine cannot make one. none: no isolation at all, for code you "
-                  "trust (every feedback file then says so)")
+ISOLATION_HELP = (
+    "bwrap (default): every submission in a bubblewrap sandbox; grading stops with a "
+    "message if this machine cannot make one. none: no isolation at all, for code you "
+    "trust (every feedback file then says so)"
+)
 
 
 def _positive(value: str) -> float:
@@ -34,81 +36,121 @@ def build_parser() -> argparse.ArgumentParser:
     ids = ", ".join(ASSIGNMENTS)
 
     grade = commands.add_parser(
-        "grade", help="grade submissions and write results, feedback and a gradebook",
+        "grade",
+        help="grade submissions and write results, feedback and a gradebook",
         description="Grade submissions: each SUBMISSION is a .py, a .ipynb, a folder of one student, "
-                    "or an nbgrader submitted/ folder (one student per sub-folder). Writes "
-                    "DIR/<student>/results.json (Gradescope's schema) and feedback.txt, prints a summary "
-                    "table, and optionally a CSV gradebook. Finished students are skipped unless --force.")
-    grade.add_argument("--assignment", required=True, choices=list(ASSIGNMENTS), metavar="ID",
-                       help=f"which assignment ({ids})")
+        "or an nbgrader submitted/ folder (one student per sub-folder). Writes "
+        "DIR/<student>/results.json (Gradescope's schema) and feedback.txt, prints a summary "
+        "table, and optionally a CSV gradebook. Finished students are skipped unless --force.",
+    )
+    grade.add_argument(
+        "--assignment", required=True, choices=list(ASSIGNMENTS), metavar="ID", help=f"which assignment ({ids})"
+    )
     grade.add_argument("submissions", nargs="+", type=Path, metavar="SUBMISSION")
-    grade.add_argument("--results-dir", type=Path, default=Path("autograder-results"), metavar="DIR",
-                       help="where per-student results go (default: ./autograder-results)")
+    grade.add_argument(
+        "--results-dir",
+        type=Path,
+        default=Path("autograder-results"),
+        metavar="DIR",
+        help="where per-student results go (default: ./autograder-results)",
+    )
     grade.add_argument("--csv", type=Path, metavar="FILE", help="write a CSV gradebook here")
-    grade.add_argument("--time-limit", type=_positive, metavar="SECONDS",
-                       help="whole-submission budget in CPU seconds of the student's code (default: "
-                            "the assignment's, 100 s for most)")
-    grade.add_argument("--test-time-limit", type=_positive, metavar="SECONDS",
-                       help="cap on every test's own limit, in CPU seconds (default: the suite's limits)")
-    grade.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
-                       help="parallel workers (default: the number of cores)")
+    grade.add_argument(
+        "--time-limit",
+        type=_positive,
+        metavar="SECONDS",
+        help="whole-submission budget in CPU seconds of the student's code (default: the assignment's, 100 s for most)",
+    )
+    grade.add_argument(
+        "--test-time-limit",
+        type=_positive,
+        metavar="SECONDS",
+        help="cap on every test's own limit, in CPU seconds (default: the suite's limits)",
+    )
+    grade.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="parallel workers (default: the number of cores)",
+    )
     grade.add_argument("--force", action="store_true", help="regrade students that already have results")
     grade.add_argument("--dask", metavar="ADDRESS", help="run the batch on this dask.distributed scheduler")
     grade.add_argument("--seed", type=int, help="seed of the random cases (default: a fresh one, recorded)")
     grade.add_argument("--memory-mb", type=int, metavar="MB", help="memory limit of each sandbox")
-    grade.add_argument("--bot-games", type=int, metavar="N",
-                       help="bots assignment: games per board size (default 100)")
+    grade.add_argument("--bot-games", type=int, metavar="N", help="bots assignment: games per board size (default 100)")
     grade.add_argument("--isolation", choices=["bwrap", "none"], default="bwrap", help=ISOLATION_HELP)
-    grade.add_argument("--tournament", type=Path, metavar="DIR",
-                       help="bots assignment: after grading, play every student's bot and the judge on the "
-                            "same seeded games (sandboxed, paired) and write the ranked leaderboard to DIR "
-                            "(CSV, JSON, a self-contained HTML page); the same as `mines tournament`")
+    grade.add_argument(
+        "--tournament",
+        type=Path,
+        metavar="DIR",
+        help="bots assignment: after grading, play every student's bot and the judge on the "
+        "same seeded games (sandboxed, paired) and write the ranked leaderboard to DIR "
+        "(CSV, JSON, a self-contained HTML page); the same as `mines tournament`",
+    )
     grade.add_argument("--no-progress", action="store_true", help="no progress bar")
 
-    listing = commands.add_parser("list", help="the assignments, their tests and points",
-                                  description="List the assignments with their hidden tests and points.")
-    listing.add_argument("--assignment", choices=list(ASSIGNMENTS), metavar="ID",
-                         help="only this assignment")
+    listing = commands.add_parser(
+        "list",
+        help="the assignments, their tests and points",
+        description="List the assignments with their hidden tests and points.",
+    )
+    listing.add_argument("--assignment", choices=list(ASSIGNMENTS), metavar="ID", help="only this assignment")
 
     check = commands.add_parser(
-        "check", help="reference scores full marks, starter scores 0, nothing hidden leaks",
+        "check",
+        help="reference scores full marks, starter scores 0, nothing hidden leaks",
         description="Check an assignment before release: the reference solution scores full marks well "
-                    "inside the time budget, the starter (release) version scores 0 without crashing, "
-                    "and neither the release notebook nor the feedback shows hidden tests or solutions.")
-    check.add_argument("--assignment", required=True, choices=list(ASSIGNMENTS), metavar="ID",
-                       help=f"which assignment ({ids})")
+        "inside the time budget, the starter (release) version scores 0 without crashing, "
+        "and neither the release notebook nor the feedback shows hidden tests or solutions.",
+    )
+    check.add_argument(
+        "--assignment", required=True, choices=list(ASSIGNMENTS), metavar="ID", help=f"which assignment ({ids})"
+    )
     check.add_argument("--seed", type=int, default=1, help="seed of the random cases")
     check.add_argument("--bot-games", type=int, metavar="N", help="bots assignment: games to play (default 100)")
     check.add_argument("--isolation", choices=["bwrap", "none"], default="bwrap", help=ISOLATION_HELP)
 
     commands.add_parser(
-        "doctor", help="what isolation this machine gives untrusted code, and why",
+        "doctor",
+        help="what isolation this machine gives untrusted code, and why",
         description="Probe this machine: is bubblewrap installed, does a sandbox really start, as root "
-                    "or in a user namespace, and which protections hold. Exit status 0 when untrusted "
-                    "code can be graded here, 1 when not (the message says how to fix it).")
+        "or in a user namespace, and which protections hold. Exit status 0 when untrusted "
+        "code can be graded here, 1 when not (the message says how to fix it).",
+    )
 
     export = commands.add_parser(
-        "export-gradescope", help="write a Gradescope autograder zip running this grader",
+        "export-gradescope",
+        help="write a Gradescope autograder zip running this grader",
         description="Write a Gradescope autograder (setup.sh, run_autograder, the grader and the hidden "
-                    "suite) for one assignment. Upload it as the assignment's autograder.")
+        "suite) for one assignment. Upload it as the assignment's autograder.",
+    )
     export.add_argument("--assignment", required=True, choices=list(ASSIGNMENTS), metavar="ID")
     export.add_argument("-o", "--output", type=Path, default=Path("autograder.zip"), metavar="ZIP")
-    export.add_argument("--isolation", choices=["bwrap", "none"], default="bwrap",
-                        help="bwrap (default): setup.sh installs bubblewrap and every submission runs in "
-                             "it; if Gradescope's container forbids it, the submission is not graded and "
-                             "says why. none: the container is the only boundary (the student's code could "
-                             "then read the suite shipped in it and write its own results)")
+    export.add_argument(
+        "--isolation",
+        choices=["bwrap", "none"],
+        default="bwrap",
+        help="bwrap (default): setup.sh installs bubblewrap and every submission runs in "
+        "it; if Gradescope's container forbids it, the submission is not graded and "
+        "says why. none: the container is the only boundary (the student's code could "
+        "then read the suite shipped in it and write its own results)",
+    )
 
     report = commands.add_parser(
-        "report", help="one HTML page and a summary over a graded batch",
+        "report",
+        help="one HTML page and a summary over a graded batch",
         description="Read the folder `autograder grade --results-dir` wrote and write one self-contained "
-                    "HTML page (no server or network needed): the score histogram, each test's pass rate "
-                    "worst first with its most common failure messages, time per submission and who hit a "
-                    "time limit, who failed to load and why, and every student with a link to their "
-                    "feedback. Prints a short summary.")
+        "HTML page (no server or network needed): the score histogram, each test's pass rate "
+        "worst first with its most common failure messages, time per submission and who hit a "
+        "time limit, who failed to load and why, and every student with a link to their "
+        "feedback. Prints a short summary.",
+    )
     report.add_argument("results_dir", type=Path, metavar="RESULTS_DIR", help="the --results-dir of a graded batch")
-    report.add_argument("-o", "--output", type=Path, metavar="HTML",
-                        help="where to write the page (default: RESULTS_DIR/report.html)")
+    report.add_argument(
+        "-o", "--output", type=Path, metavar="HTML", help="where to write the page (default: RESULTS_DIR/report.html)"
+    )
     return parser
 
 
@@ -118,17 +160,29 @@ def _grade(args: argparse.Namespace) -> int:
 
     if args.jobs < 1:
         raise ValueError(f"-j must be at least 1, got {args.jobs}")
-    result = grade_batch(args.assignment, args.submissions, args.results_dir, csv_path=args.csv,
-                         time_limit=args.time_limit, jobs=args.jobs, force=args.force,
-                         dask_address=args.dask, seed=args.seed, memory_mb=args.memory_mb,
-                         test_time_limit=args.test_time_limit,
-                         settings={"bot_games": args.bot_games} if args.bot_games else None,
-                         progress=not args.no_progress, isolation=args.isolation)
+    result = grade_batch(
+        args.assignment,
+        args.submissions,
+        args.results_dir,
+        csv_path=args.csv,
+        time_limit=args.time_limit,
+        jobs=args.jobs,
+        force=args.force,
+        dask_address=args.dask,
+        seed=args.seed,
+        memory_mb=args.memory_mb,
+        test_time_limit=args.test_time_limit,
+        settings={"bot_games": args.bot_games} if args.bot_games else None,
+        progress=not args.no_progress,
+        isolation=args.isolation,
+    )
     print(summary_table(result.reports))
     if args.tournament:
         _class_tournament(args, result.seed)
-    print(f"seed {result.seed}; graded {len(result.graded)}, kept {len(result.skipped)} earlier result(s); "
-          f"results in {args.results_dir}" + (f"; gradebook {args.csv}" if args.csv else ""))
+    print(
+        f"seed {result.seed}; graded {len(result.graded)}, kept {len(result.skipped)} earlier result(s); "
+        f"results in {args.results_dir}" + (f"; gradebook {args.csv}" if args.csv else "")
+    )
     return 0
 
 
@@ -151,9 +205,15 @@ def _class_tournament(args: argparse.Namespace, seed: int) -> None:
         target = folder / f"{student}.py"
         target.write_text(submission.source, encoding="utf-8")
         files.append(target)
-    standings = run_tournament([*files, "reference"], games=args.bot_games or 100, seed=seed,
-                               jobs=args.jobs, dask=args.dask, results_dir=args.tournament,
-                               progress=not args.no_progress)
+    standings = run_tournament(
+        [*files, "reference"],
+        games=args.bot_games or 100,
+        seed=seed,
+        jobs=args.jobs,
+        dask=args.dask,
+        results_dir=args.tournament,
+        progress=not args.no_progress,
+    )
     print(leaderboard_text(standings))
     print(f"tournament: {len(files)} bot(s) and the judge; leaderboard in {args.tournament}")
 
@@ -164,8 +224,9 @@ def _list(args: argparse.Namespace) -> int:
     for assignment in ASSIGNMENTS.values():
         if args.assignment and assignment.id != args.assignment:
             continue
-        print(f"{assignment.id}: {assignment.title} (notebook {assignment.notebook}, "
-              f"budget {assignment.time_limit:g} s)")
+        print(
+            f"{assignment.id}: {assignment.title} (notebook {assignment.notebook}, budget {assignment.time_limit:g} s)"
+        )
         try:
             tests = list_tests(assignment)
         except (InstructorMaterialMissing, RuntimeError) as error:
@@ -180,10 +241,13 @@ def _list(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from .check import check_assignment
 
-    results = check_assignment(get_assignment(args.assignment), seed=args.seed,
-                               settings={"bot_games": args.bot_games} if args.bot_games else None,
-                               isolation=args.isolation,
-                               progress=lambda message: print(f"... {message}", flush=True))
+    results = check_assignment(
+        get_assignment(args.assignment),
+        seed=args.seed,
+        settings={"bot_games": args.bot_games} if args.bot_games else None,
+        isolation=args.isolation,
+        progress=lambda message: print(f"... {message}", flush=True),
+    )
     for result in results:
         print(f"[{'ok' if result.ok else 'FAILED'}] {result.name}: {result.detail}")
     return 0 if all(r.ok for r in results) else 1
@@ -213,8 +277,14 @@ def _report(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    handlers = {"grade": _grade, "list": _list, "check": _check, "doctor": _doctor,
-                "export-gradescope": _export, "report": _report}
+    handlers = {
+        "grade": _grade,
+        "list": _list,
+        "check": _check,
+        "doctor": _doctor,
+        "export-gradescope": _export,
+        "report": _report,
+    }
     try:
         return handlers[args.command](args)
     except (ValueError, InstructorMaterialMissing, IsolationUnavailable) as error:

@@ -69,8 +69,11 @@ def export(assignment_id: str, output: Path, isolation: str = "bwrap") -> Path:
     with tempfile.TemporaryDirectory() as temp:
         source = Path(temp) / "source"
         package = source / "autograder"
-        shutil.copytree(PACKAGE_DIR, package, ignore=lambda d, names: _ignore(d, names) | (
-            {"instructor"} if Path(d) == PACKAGE_DIR else set()))
+        shutil.copytree(
+            PACKAGE_DIR,
+            package,
+            ignore=lambda d, names: _ignore(d, names) | ({"instructor"} if Path(d) == PACKAGE_DIR else set()),
+        )
         shutil.copytree(kit, source / "minesweeper_kit", ignore=_ignore)
         target = package / "instructor"
         (target / "suites").mkdir(parents=True)
@@ -81,8 +84,10 @@ def export(assignment_id: str, output: Path, isolation: str = "bwrap") -> Path:
         output = Path(output)
         output.parent.mkdir(parents=True, exist_ok=True)
         with zipfile.ZipFile(output, "w", zipfile.ZIP_DEFLATED) as archive:
-            for name, text in (("setup.sh", SETUP_SH),
-                               ("run_autograder", RUN_AUTOGRADER.format(assignment=assignment.id, isolation=isolation))):
+            for name, text in (
+                ("setup.sh", SETUP_SH),
+                ("run_autograder", RUN_AUTOGRADER.format(assignment=assignment.id, isolation=isolation)),
+            ):
                 info = zipfile.ZipInfo(name)
                 info.external_attr = 0o100755 << 16
                 archive.writestr(info, text)
@@ -92,8 +97,7 @@ def export(assignment_id: str, output: Path, isolation: str = "bwrap") -> Path:
     return output
 
 
-def run_on_platform(assignment_id: str, submission_dir: Path, results_path: Path,
-                    isolation: str = "bwrap") -> int:
+def run_on_platform(assignment_id: str, submission_dir: Path, results_path: Path, isolation: str = "bwrap") -> int:
     """Grade the one submission Gradescope hands over and write its results.json."""
     from minesweeper_kit.sandbox.isolation import IsolationUnavailable
 
@@ -101,11 +105,16 @@ def run_on_platform(assignment_id: str, submission_dir: Path, results_path: Path
 
     with tempfile.TemporaryDirectory() as temp:
         try:
-            result = grade_batch(assignment_id, [submission_dir], Path(temp), progress=False, jobs=1,
-                                 force=True, isolation=isolation)
+            result = grade_batch(
+                assignment_id, [submission_dir], Path(temp), progress=False, jobs=1, force=True, isolation=isolation
+            )
         except IsolationUnavailable as error:
-            data = {"score": 0, "output": "The autograder could not isolate your code on this machine, so "
-                    "it was not run; your instructor has been told. (" + str(error) + ")", "tests": []}
+            data = {
+                "score": 0,
+                "output": "The autograder could not isolate your code on this machine, so "
+                "it was not run; your instructor has been told. (" + str(error) + ")",
+                "tests": [],
+            }
             Path(results_path).write_text(json.dumps(data, indent=2) + "\n")
             print(f"{assignment_id}: not graded: {error}", file=sys.stderr)
             return 1
@@ -122,8 +131,9 @@ def run_on_platform(assignment_id: str, submission_dir: Path, results_path: Path
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder.gradescope",
-                                     description="Grade one Gradescope submission (used by run_autograder).")
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder.gradescope", description="Grade one Gradescope submission (used by run_autograder)."
+    )
     parser.add_argument("--assignment", required=True)
     parser.add_argument("--submission", type=Path, required=True)
     parser.add_argument("--results", type=Path, required=True)

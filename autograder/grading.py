@@ -27,8 +27,7 @@ from .suite import Mismatch
 
 __all__ = ["TestOutcome", "GradeReport", "grade_submission", "list_tests"]
 
-NOT_REACHED = ("not reached: the submission's budget of {budget:g} s of CPU time ran out before "
-               "this test")
+NOT_REACHED = "not reached: the submission's budget of {budget:g} s of CPU time ran out before this test"
 NOT_LOADED = "not run: the submission did not load"
 
 
@@ -38,9 +37,9 @@ class TestOutcome:
 
     name: str
     max_score: float
-    id: str = ""                     #: the test function's name (stable across wording changes)
+    id: str = ""  #: the test function's name (stable across wording changes)
     score: float = 0.0
-    status: str = "failed"           #: "passed" or "failed"
+    status: str = "failed"  #: "passed" or "failed"
     output: str = ""
     visibility: str = "visible"
     seconds: float = 0.0
@@ -57,13 +56,13 @@ class GradeReport:
     execution_time: float
     seed: int
     tests: list[TestOutcome] = field(default_factory=list)
-    submission: str = ""             #: which file and which cells were graded
-    problem: str | None = None       #: why nothing could be graded, if so
+    submission: str = ""  #: which file and which cells were graded
+    problem: str | None = None  #: why nothing could be graded, if so
     stdout: str = ""
     stderr: str = ""
     protections: list[str] = field(default_factory=list)
     internal_errors: list[str] = field(default_factory=list)  #: for the instructor only
-    isolation: str = "bwrap"         #: "bwrap", or "none" when the instructor turned it off
+    isolation: str = "bwrap"  #: "bwrap", or "none" when the instructor turned it off
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -78,10 +77,18 @@ class GradeReport:
 class _GradingPlugin:
     """Fixtures for the suite and the hooks that turn pytest outcomes into scores."""
 
-    def __init__(self, assignment: Assignment, submission: Submission | None, seed: int,
-                 budget: float, hide: list[str], memory_mb: int | None,
-                 test_time_limit: float | None = None, settings: dict | None = None,
-                 isolation: str = "bwrap"):
+    def __init__(
+        self,
+        assignment: Assignment,
+        submission: Submission | None,
+        seed: int,
+        budget: float,
+        hide: list[str],
+        memory_mb: int | None,
+        test_time_limit: float | None = None,
+        settings: dict | None = None,
+        isolation: str = "bwrap",
+    ):
         self.assignment, self.submission, self.run_seed = assignment, submission, seed
         self.budget = budget
         self.hide = hide
@@ -107,11 +114,16 @@ class _GradingPlugin:
             raise self.load_error
         if self.sandbox is None:
             self.sandbox = Sandbox(
-                self.submission.source, filename=self.submission.filename,
-                module_name=self.submission.module_name, limits=self.assignment.limits(self.memory_mb),
-                import_policy=self.assignment.import_policy(), hide=self.hide,
+                self.submission.source,
+                filename=self.submission.filename,
+                module_name=self.submission.module_name,
+                limits=self.assignment.limits(self.memory_mb),
+                import_policy=self.assignment.import_policy(),
+                hide=self.hide,
                 load_timeout=min(30.0, self.assignment.test_time_limit, self.test_cap or 30.0),
-                isolation=self.isolation, bot_kit=self.assignment.kit_allowed)
+                isolation=self.isolation,
+                bot_kit=self.assignment.kit_allowed,
+            )
             self.sandbox.set_budget(self.budget)
             self.sandbox.set_window(self.test_limit or None)
             try:
@@ -154,8 +166,7 @@ class _GradingPlugin:
             name = doc[0].strip() if doc else item.name
             if hasattr(item, "callspec"):
                 name += f" [{item.callspec.id}]"
-            self.outcomes[item.nodeid] = TestOutcome(name=name, max_score=value, id=item.name,
-                                                     output="not run")
+            self.outcomes[item.nodeid] = TestOutcome(name=name, max_score=value, id=item.name, output="not run")
             self.order.append(item.nodeid)
 
     def cpu_used(self) -> float:
@@ -211,19 +222,23 @@ class _GradingPlugin:
             if error.kind == "wall":
                 return f"time limit exceeded: {error}"
             if error.kind == "budget":
-                return (f"time limit exceeded: the submission's whole budget of {self.budget:g} s of CPU "
-                        "time ran out during this test; its process was killed")
-            return (f"time limit exceeded: this test may use {self.test_limit:g} s of CPU time "
-                    f"({self.assignment.limit_note()}); the process was killed")
+                return (
+                    f"time limit exceeded: the submission's whole budget of {self.budget:g} s of CPU "
+                    "time ran out during this test; its process was killed"
+                )
+            return (
+                f"time limit exceeded: this test may use {self.test_limit:g} s of CPU time "
+                f"({self.assignment.limit_note()}); the process was killed"
+            )
         if isinstance(error, (Mismatch, SandboxError)):
             text = str(error)
             if self.submission is not None:
                 text = self.submission.locate(text)
             return text
-        self.internal_errors.append(f"{item.nodeid}: " + "".join(
-            traceback.format_exception(excinfo.type, error, excinfo.tb))[-3000:])
-        return ("the grader could not finish this test (an error on the grader's side, reported "
-                "to the instructor)")
+        self.internal_errors.append(
+            f"{item.nodeid}: " + "".join(traceback.format_exception(excinfo.type, error, excinfo.tb))[-3000:]
+        )
+        return "the grader could not finish this test (an error on the grader's side, reported to the instructor)"
 
     def close(self) -> tuple[str, str, list[str]]:
         if self.sandbox is None:
@@ -235,12 +250,39 @@ class _GradingPlugin:
 
 
 def _pytest_args(suite: Path) -> list[str]:
-    return [str(suite), "-q", "-p", "no:cacheprovider", "-p", "no:unraisableexception",
-            "-p", "no:threadexception", "-p", "no:faulthandler", "-p", "no:stepwise", "-p", "no:junitxml",
-            "--assert=plain", "-o", "addopts=", "-o", "python_files=test_*.py",
-            "--rootdir", str(suite.parent), "-c", os.devnull, "--noconftest",
-            "--confcutdir", str(suite.parent), "--import-mode=importlib",
-            "-W", "ignore::pytest.PytestAssertRewriteWarning", "--no-header", "--tb=no"]
+    return [
+        str(suite),
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:unraisableexception",
+        "-p",
+        "no:threadexception",
+        "-p",
+        "no:faulthandler",
+        "-p",
+        "no:stepwise",
+        "-p",
+        "no:junitxml",
+        "--assert=plain",
+        "-o",
+        "addopts=",
+        "-o",
+        "python_files=test_*.py",
+        "--rootdir",
+        str(suite.parent),
+        "-c",
+        os.devnull,
+        "--noconftest",
+        "--confcutdir",
+        str(suite.parent),
+        "--import-mode=importlib",
+        "-W",
+        "ignore::pytest.PytestAssertRewriteWarning",
+        "--no-header",
+        "--tb=no",
+    ]
 
 
 @contextlib.contextmanager
@@ -286,10 +328,18 @@ def default_hide() -> list[str]:
     return hide
 
 
-def grade_submission(assignment: Assignment, submission: Submission, *, seed: int,
-                     time_limit: float | None = None, hide: list[str] | None = None,
-                     memory_mb: int | None = None, test_time_limit: float | None = None,
-                     settings: dict | None = None, isolation: str = "bwrap") -> GradeReport:
+def grade_submission(
+    assignment: Assignment,
+    submission: Submission,
+    *,
+    seed: int,
+    time_limit: float | None = None,
+    hide: list[str] | None = None,
+    memory_mb: int | None = None,
+    test_time_limit: float | None = None,
+    settings: dict | None = None,
+    isolation: str = "bwrap",
+) -> GradeReport:
     """Run the hidden suite on one submission and return its :class:`GradeReport`.
 
     ``time_limit`` is the whole-submission budget and ``test_time_limit`` caps every test's own
@@ -298,15 +348,22 @@ def grade_submission(assignment: Assignment, submission: Submission, *, seed: in
     started = time.monotonic()
     budget = float(time_limit or assignment.time_limit)
     hide = list(hide or []) + default_hide()
-    plugin = _GradingPlugin(assignment, submission, seed, budget, hide, memory_mb, test_time_limit, settings,
-                            isolation)
+    plugin = _GradingPlugin(assignment, submission, seed, budget, hide, memory_mb, test_time_limit, settings, isolation)
     if submission.problem:
         tests = list_tests(assignment)
         for test in tests:
             test.output = f"not graded: {submission.problem}"
-        return GradeReport(submission.student, assignment.id, 0.0, sum(t.max_score for t in tests),
-                           round(time.monotonic() - started, 3), seed, tests,
-                           submission.describe(), submission.problem)
+        return GradeReport(
+            submission.student,
+            assignment.id,
+            0.0,
+            sum(t.max_score for t in tests),
+            round(time.monotonic() - started, 3),
+            seed,
+            tests,
+            submission.describe(),
+            submission.problem,
+        )
     try:
         _run_pytest(plugin, assignment.suite_path)
     finally:
@@ -316,8 +373,18 @@ def grade_submission(assignment: Assignment, submission: Submission, *, seed: in
     if isinstance(plugin.load_error, SandboxError):
         problem = submission.locate(str(plugin.load_error))
     return GradeReport(
-        student=submission.student, assignment=assignment.id,
-        score=round(sum(t.score for t in tests), 4), max_score=sum(t.max_score for t in tests),
-        execution_time=round(time.monotonic() - started, 3), seed=seed, tests=tests,
-        submission=submission.describe(), problem=problem, stdout=stdout, stderr=stderr,
-        protections=protections, internal_errors=plugin.internal_errors, isolation=isolation)
+        student=submission.student,
+        assignment=assignment.id,
+        score=round(sum(t.score for t in tests), 4),
+        max_score=sum(t.max_score for t in tests),
+        execution_time=round(time.monotonic() - started, 3),
+        seed=seed,
+        tests=tests,
+        submission=submission.describe(),
+        problem=problem,
+        stdout=stdout,
+        stderr=stderr,
+        protections=protections,
+        internal_errors=plugin.internal_errors,
+        isolation=isolation,
+    )

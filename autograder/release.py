@@ -37,7 +37,7 @@ STEPS: dict[str, str] = {
 
 COURSE_ID = "minesweeper-kit"
 
-CONFIG = '''\
+CONFIG = """\
 # nbgrader course configuration written by autograder.release.
 c = get_config()
 c.CourseDirectory.course_id = {course_id!r}
@@ -47,7 +47,7 @@ c.ClearSolutions.code_stub = {{"python": "# YOUR CODE HERE\\nraise NotImplemente
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 # `nbgrader autograde` runs whole notebooks: the bots step plays a few hundred games in one cell.
 c.Execute.timeout = 180
-'''
+"""
 
 
 def _check_assignments(assignments: Iterable[str] | None) -> list[str]:
@@ -73,8 +73,7 @@ def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
     return done
 
 
-def setup_course(course: Path, notebooks: Path = NOTEBOOKS,
-                 assignments: Iterable[str] | None = None) -> list[str]:
+def setup_course(course: Path, notebooks: Path = NOTEBOOKS, assignments: Iterable[str] | None = None) -> list[str]:
     """Write the course config and copy each chosen step's source notebook into ``source/``."""
     chosen = _check_assignments(assignments)
     course.mkdir(parents=True, exist_ok=True)
@@ -89,8 +88,9 @@ def setup_course(course: Path, notebooks: Path = NOTEBOOKS,
     return chosen
 
 
-def build_course(course: Path, notebooks: Path = NOTEBOOKS, assignments: Iterable[str] | None = None,
-                 progress: bool = True) -> Path:
+def build_course(
+    course: Path, notebooks: Path = NOTEBOOKS, assignments: Iterable[str] | None = None, progress: bool = True
+) -> Path:
     """Set up the course folder and generate the student version of each chosen step.
 
     Returns the course's ``release`` folder (``release/<assignment>/<notebook>``).
@@ -103,8 +103,13 @@ def build_course(course: Path, notebooks: Path = NOTEBOOKS, assignments: Iterabl
     return course / "release"
 
 
-def release(output: Path, notebooks: Path = NOTEBOOKS, assignments: Iterable[str] | None = None,
-            course: Path | None = None, progress: bool = True) -> Path:
+def release(
+    output: Path,
+    notebooks: Path = NOTEBOOKS,
+    assignments: Iterable[str] | None = None,
+    course: Path | None = None,
+    progress: bool = True,
+) -> Path:
     """Build the student versions into ``output/<assignment>/``; returns ``output``."""
     with tempfile.TemporaryDirectory(prefix="nbgrader-course-") as scratch:
         course_dir = course if course is not None else Path(scratch)
@@ -124,19 +129,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Build the student versions of the notebooks: nbgrader generate_assignment for "
         "each step, solutions replaced by stubs, visible tests kept and locked.",
     )
-    parser.add_argument("--output", type=Path, default=REPO / "release",
-                        help="folder that receives <assignment>/<notebook> (default: ./release)")
-    parser.add_argument("--notebooks", type=Path, default=NOTEBOOKS,
-                        help="folder of the source notebooks (default: ./notebooks)")
-    parser.add_argument("--course", type=Path, default=None,
-                        help="keep the nbgrader course folder (config, source, gradebook) here; "
-                        "by default a temporary one is used and removed")
-    parser.add_argument("--only", nargs="+", metavar="ASSIGNMENT", default=None,
-                        help=f"build only these steps (of: {', '.join(STEPS)})")
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=REPO / "release",
+        help="folder that receives <assignment>/<notebook> (default: ./release)",
+    )
+    parser.add_argument(
+        "--notebooks", type=Path, default=NOTEBOOKS, help="folder of the source notebooks (default: ./notebooks)"
+    )
+    parser.add_argument(
+        "--course",
+        type=Path,
+        default=None,
+        help="keep the nbgrader course folder (config, source, gradebook) here; "
+        "by default a temporary one is used and removed",
+    )
+    parser.add_argument(
+        "--only", nargs="+", metavar="ASSIGNMENT", default=None, help=f"build only these steps (of: {', '.join(STEPS)})"
+    )
     args = parser.parse_args(argv)
     try:
-        out = release(args.output.resolve(), args.notebooks.resolve(), args.only,
-                      args.course.resolve() if args.course else None)
+        out = release(
+            args.output.resolve(), args.notebooks.resolve(), args.only, args.course.resolve() if args.course else None
+        )
     except (ValueError, RuntimeError) as error:
         print(f"release failed: {error}", file=sys.stderr)
         return 1

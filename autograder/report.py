@@ -35,8 +35,16 @@ from typing import Literal, overload
 from .grading import NOT_LOADED, GradeReport
 from .submission import folder_name
 
-__all__ = ["gradescope_results", "feedback_text", "write_student", "read_student", "write_csv",
-           "summary_table", "student_dir", "grader_key"]
+__all__ = [
+    "gradescope_results",
+    "feedback_text",
+    "write_student",
+    "read_student",
+    "write_csv",
+    "summary_table",
+    "student_dir",
+    "grader_key",
+]
 
 RECORD = ".report.json"
 STAMP = "grader.json"
@@ -104,8 +112,15 @@ def gradescope_results(report: GradeReport) -> dict:
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": [
-            {"name": test.name, "number": str(number), "score": test.score, "max_score": test.max_score,
-             "status": test.status, "output": _visible(test.output, "\t\n"), "visibility": test.visibility}
+            {
+                "name": test.name,
+                "number": str(number),
+                "score": test.score,
+                "max_score": test.max_score,
+                "status": test.status,
+                "output": _visible(test.output, "\t\n"),
+                "visibility": test.visibility,
+            }
             for number, test in enumerate(report.tests, start=1)
         ],
         "extra_data": {"assignment": report.assignment, "seed": report.seed, "student": report.student},
@@ -118,17 +133,26 @@ def feedback_text(report: GradeReport) -> str:
     When the submission did not load, that one message comes right after the score, and the
     tests it stopped are listed without repeating it.
     """
-    lines = [f"Assignment {report.assignment} - {_visible(report.student)}",
-             f"Score: {_points(report.score)} / {_points(report.max_score)}", ""]
+    lines = [
+        f"Assignment {report.assignment} - {_visible(report.student)}",
+        f"Score: {_points(report.score)} / {_points(report.max_score)}",
+        "",
+    ]
     if report.problem:
         first, *more = report.problem.split("\n")
         lines += [f"Your submission could not be graded: {_visible(first)}"]
         lines += [f"    {_visible(line)}" for line in more] + [""]
-    lines += [f"Graded in {report.execution_time:.1f} s (random cases drawn from seed {report.seed}).",
-              _visible(report.submission), ""]
+    lines += [
+        f"Graded in {report.execution_time:.1f} s (random cases drawn from seed {report.seed}).",
+        _visible(report.submission),
+        "",
+    ]
     if report.isolation == "none":
-        lines += ["Warning: graded without isolation (--isolation none): the code ran with the grader's "
-                  "own rights, outside any sandbox.", ""]
+        lines += [
+            "Warning: graded without isolation (--isolation none): the code ran with the grader's "
+            "own rights, outside any sandbox.",
+            "",
+        ]
     repeats = {NOT_LOADED, f"not graded: {report.problem}"} if report.problem else set()
     width = max((len(t.name) for t in report.tests), default=10)
     for test in report.tests:
@@ -233,8 +257,10 @@ def grader_key(results_dir: Path) -> bytes:
     finally:
         os.close(results)
     if key is None:
-        raise ValueError(f"{Path(results_dir) / KEY_FILE} is not a key this grader made (a link, a folder or "
-                         "other content); delete it and grade again (every student is then graded again)")
+        raise ValueError(
+            f"{Path(results_dir) / KEY_FILE} is not a key this grader made (a link, a folder or "
+            "other content); delete it and grade again (every student is then graded again)"
+        )
     return key
 
 
@@ -242,32 +268,47 @@ def _canonical(value: object) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
-def _signed(record: dict, assignment: str, student: str, source_name: str, source_sha256: str,
-            files: dict[str, str]) -> bytes:
+def _signed(
+    record: dict, assignment: str, student: str, source_name: str, source_sha256: str, files: dict[str, str]
+) -> bytes:
     """The bytes the MAC covers: the report and everything a kept result must still match."""
-    return _canonical({"format": STAMP_FORMAT, "assignment": assignment, "student": student,
-                       "source": {"name": source_name, "sha256": source_sha256}, "files": files,
-                       "report": record})
+    return _canonical(
+        {
+            "format": STAMP_FORMAT,
+            "assignment": assignment,
+            "student": student,
+            "source": {"name": source_name, "sha256": source_sha256},
+            "files": files,
+            "report": record,
+        }
+    )
 
 
 def _mac(key: bytes, signed: bytes) -> str:
     return hmac.new(key, signed, hashlib.sha256).hexdigest()
 
 
-def write_student(report: GradeReport, results_dir: Path, *, source_name: str = "",
-                  source_sha256: str = "") -> Path:
+def write_student(report: GradeReport, results_dir: Path, *, source_name: str = "", source_sha256: str = "") -> Path:
     """Write results.json, feedback.txt, the grader's record and its signed ``grader.json`` (and
     grader-log.txt if the grader failed) for a student; ``source_name`` and ``source_sha256``
     identify the file that was graded. Returns the student's folder."""
     key = grader_key(results_dir)
     record_text = json.dumps(report.to_dict()) + "\n"
-    contents = {"results.json": (json.dumps(gradescope_results(report), indent=2) + "\n").encode("ascii"),
-                "feedback.txt": feedback_text(report).encode("utf-8", "backslashreplace"),
-                RECORD: record_text.encode("ascii")}
+    contents = {
+        "results.json": (json.dumps(gradescope_results(report), indent=2) + "\n").encode("ascii"),
+        "feedback.txt": feedback_text(report).encode("utf-8", "backslashreplace"),
+        RECORD: record_text.encode("ascii"),
+    }
     files = {name: hashlib.sha256(contents[name]).hexdigest() for name in STAMPED}
     signed = _signed(json.loads(record_text), report.assignment, report.student, source_name, source_sha256, files)
-    stamp = {"format": STAMP_FORMAT, "assignment": report.assignment, "student": report.student,
-             "source": {"name": source_name, "sha256": source_sha256}, "files": files, "mac": _mac(key, signed)}
+    stamp = {
+        "format": STAMP_FORMAT,
+        "assignment": report.assignment,
+        "student": report.student,
+        "source": {"name": source_name, "sha256": source_sha256},
+        "files": files,
+        "mac": _mac(key, signed),
+    }
     results = _open_dir(results_dir)
     try:
         folder = _open_subdir(results, folder_name(report.student), create=True)
@@ -275,8 +316,11 @@ def write_student(report: GradeReport, results_dir: Path, *, source_name: str = 
             for name, data in contents.items():
                 _write_file(folder, name, data)
             if report.internal_errors:
-                _write_file(folder, "grader-log.txt",
-                            ("\n\n".join(report.internal_errors) + "\n").encode("utf-8", "backslashreplace"))
+                _write_file(
+                    folder,
+                    "grader-log.txt",
+                    ("\n\n".join(report.internal_errors) + "\n").encode("utf-8", "backslashreplace"),
+                )
             else:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink("grader-log.txt", dir_fd=folder)
@@ -288,8 +332,9 @@ def write_student(report: GradeReport, results_dir: Path, *, source_name: str = 
     return student_dir(results_dir, report.student)
 
 
-def read_student(results_dir: Path, student: str, assignment: str, *, source_name: str,
-                 source_sha256: str) -> GradeReport | None:
+def read_student(
+    results_dir: Path, student: str, assignment: str, *, source_name: str, source_sha256: str
+) -> GradeReport | None:
     """The finished report of a student, if one may be kept: its MAC verifies under this results
     folder's key for this assignment, this student and this source file (name and SHA-256),
     and the written files are unchanged. None otherwise: the student is graded again."""
@@ -342,9 +387,18 @@ def write_csv(reports: list[GradeReport], path: Path) -> None:
     for report in sorted(reports, key=lambda r: r.student):
         by_name = {t.name: t.score for t in report.tests}
         percent = 100.0 * report.score / report.max_score if report.max_score else 0.0
-        writer.writerow([_cell(report.student), _points(report.score), _points(report.max_score),
-                         f"{percent:.1f}", f"{report.execution_time:.2f}", report.seed,
-                         _cell(_visible(report.problem or ""))] + [_points(by_name[n]) if n in by_name else "" for n in names])
+        writer.writerow(
+            [
+                _cell(report.student),
+                _points(report.score),
+                _points(report.max_score),
+                f"{percent:.1f}",
+                f"{report.execution_time:.2f}",
+                report.seed,
+                _cell(_visible(report.problem or "")),
+            ]
+            + [_points(by_name[n]) if n in by_name else "" for n in names]
+        )
     path = Path(path)
     folder = _open_dir(path.parent)
     try:
@@ -360,8 +414,14 @@ def summary_table(reports: list[GradeReport]) -> str:
     for report in sorted(reports, key=lambda r: r.student):
         failed = [t for t in report.tests if t.status != "passed"]
         note = report.problem or (f"{len(failed)} test(s) failed" if failed else "all tests passed")
-        rows.append((_visible(report.student), f"{_points(report.score)}/{_points(report.max_score)}",
-                     f"{report.execution_time:.1f}s", _visible(note, "")[:70]))
+        rows.append(
+            (
+                _visible(report.student),
+                f"{_points(report.score)}/{_points(report.max_score)}",
+                f"{report.execution_time:.1f}s",
+                _visible(note, "")[:70],
+            )
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     lines = []
     for index, row in enumerate(rows):

@@ -39,8 +39,24 @@ GENERIC_STEMS = {"lab", "minesweeper", "main", "submission", "solution", "bot", 
 #: Module names whose imports are widget or display plumbing, dropped from notebooks.
 DISPLAY_MODULES = ("ipywidgets", "IPython", "minesweeper_kit.widgets", "anywidget", "matplotlib")
 #: Calls allowed in a kept top-level assignment (anything else is demo code).
-CONSTANT_CALLS = {"set", "frozenset", "dict", "list", "tuple", "range", "object", "namedtuple",
-                  "TypeVar", "NamedTuple", "str", "int", "float", "bool", "field", "dataclass"}
+CONSTANT_CALLS = {
+    "set",
+    "frozenset",
+    "dict",
+    "list",
+    "tuple",
+    "range",
+    "object",
+    "namedtuple",
+    "TypeVar",
+    "NamedTuple",
+    "str",
+    "int",
+    "float",
+    "bool",
+    "field",
+    "dataclass",
+}
 #: The largest file the grader reads. Real submissions are a few hundred kilobytes at most
 #: (a notebook's outputs included); anything bigger is refused before it is read whole.
 MAX_FILE_BYTES = 20 * 1024 * 1024
@@ -66,14 +82,14 @@ class Submission:
     path: Path
     source: str = ""
     filename: str = "submission.py"
-    kind: str = "python"                  #: "python" or "notebook"
+    kind: str = "python"  #: "python" or "notebook"
     cells_used: list[int] = field(default_factory=list)
-    selection: str = ""                   #: how the notebook's cells were chosen
+    selection: str = ""  #: how the notebook's cells were chosen
     notes: list[str] = field(default_factory=list)
-    problem: str | None = None            #: why the submission cannot be graded at all
+    problem: str | None = None  #: why the submission cannot be graded at all
     line_map: list[tuple[int, int]] = field(default_factory=list)  #: source line -> (cell, line)
-    source_file: str = ""                 #: the graded file's name ("" when there was none)
-    sha256: str = ""                      #: SHA-256 of the bytes read ("" when none were)
+    source_file: str = ""  #: the graded file's name ("" when there was none)
+    sha256: str = ""  #: SHA-256 of the bytes read ("" when none were)
 
     @property
     def module_name(self) -> str:
@@ -112,7 +128,7 @@ def folder_name(student: str) -> str:
     safe = re.sub(r"[^\w.@+-]", "_", student).lstrip(".") or "student"
     if len(safe.encode("utf-8")) > MAX_FOLDER_BYTES:
         digest = hashlib.sha256(student.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-        safe = safe.encode("utf-8")[:MAX_FOLDER_BYTES - 13].decode("utf-8", "ignore") + "-" + digest
+        safe = safe.encode("utf-8")[: MAX_FOLDER_BYTES - 13].decode("utf-8", "ignore") + "-" + digest
     return safe
 
 
@@ -131,8 +147,13 @@ def _student_name(path: Path) -> str:
 
 
 def _code_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*") if p.suffix in CODE_SUFFIXES and p.is_file()
-                  and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+    return sorted(
+        p
+        for p in folder.rglob("*")
+        if p.suffix in CODE_SUFFIXES
+        and p.is_file()
+        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    )
 
 
 def _pick(files: list[Path], preferred: tuple[str, ...]) -> Path | None:
@@ -198,7 +219,8 @@ def discover(paths: list[Path], preferred: tuple[str, ...] = ()) -> list[tuple[s
                 f"two submissions would share the results folder {folder_name(student)!r}: {where} "
                 f"(student {other!r}) and {origin} (student {student!r}); their names are the same once "
                 "characters that cannot be in a folder name become '_' and case is ignored. Rename one "
-                "of them and grade again")
+                "of them and grade again"
+            )
         owners[key] = (student, origin)
         unique.append((student, file))
     return unique
@@ -210,8 +232,10 @@ def _megabytes(size: int) -> str:
 
 
 def _too_large(size: int) -> str:
-    return (f"the file is {_megabytes(size)}; the grader reads files of at most "
-            f"{MAX_FILE_BYTES // (1024 * 1024)} MB (in a notebook, outputs count too: clear them and save again)")
+    return (
+        f"the file is {_megabytes(size)}; the grader reads files of at most "
+        f"{MAX_FILE_BYTES // (1024 * 1024)} MB (in a notebook, outputs count too: clear them and save again)"
+    )
 
 
 def _read_capped(path: Path) -> tuple[bytes, str | None]:
@@ -259,24 +283,32 @@ def _decode(data: bytes, name: str) -> str:
         text = data.decode(encoding)
     except UnicodeDecodeError as error:
         label = "UTF-8" if encoding.startswith("utf-8") else encoding.upper()
-        raise ValueError(f"{name} is not valid {label} text: byte 0x{data[error.start]:02x} at "
-                         f"position {error.start} cannot be decoded; save the file as UTF-8") from None
+        raise ValueError(
+            f"{name} is not valid {label} text: byte 0x{data[error.start]:02x} at "
+            f"position {error.start} cannot be decoded; save the file as UTF-8"
+        ) from None
     except (LookupError, UnicodeError) as error:
         raise ValueError(f"{name} declares a source encoding Python cannot read it with ({error})") from None
     if "\x00" in text:
-        raise ValueError(f"{name} contains a NUL character at position {text.index(chr(0))}: it is not "
-                         "Python source text (saved as UTF-16, or a binary file?); save it as UTF-8")
+        raise ValueError(
+            f"{name} contains a NUL character at position {text.index(chr(0))}: it is not "
+            "Python source text (saved as UTF-16, or a binary file?); save it as UTF-8"
+        )
     return text.removeprefix("\ufeff")
 
 
-def read_submission(student: str, path: Path | None,
-                    keep_import: Callable[[str], bool] | None = None) -> Submission:
+def read_submission(student: str, path: Path | None, keep_import: Callable[[str], bool] | None = None) -> Submission:
     """Read one student's file into a :class:`Submission`; problems are recorded, never raised."""
     if path is None:
         return Submission(student, Path(student), problem="no .py or .ipynb file was found in the submission")
     path = Path(path)
-    submission = Submission(student, path, filename=path.name if path.suffix == ".py" else "submission.py",
-                            kind="python" if path.suffix == ".py" else "notebook", source_file=path.name)
+    submission = Submission(
+        student,
+        path,
+        filename=path.name if path.suffix == ".py" else "submission.py",
+        kind="python" if path.suffix == ".py" else "notebook",
+        source_file=path.name,
+    )
     if submission.kind == "python" and not Path(submission.filename).stem.isidentifier():
         submission.filename = "submission.py"
     try:
@@ -289,8 +321,7 @@ def read_submission(student: str, path: Path | None,
             submission.source = _decode(data, path.name)
             return submission
         code = notebook_code(data, keep_import)
-        (submission.source, submission.cells_used, submission.selection, submission.notes,
-         submission.line_map) = code
+        (submission.source, submission.cells_used, submission.selection, submission.notes, submission.line_map) = code
         if not submission.source.strip():
             submission.problem = "the notebook has no code to grade (no code cells with definitions)"
     except ValueError as error:
@@ -334,8 +365,9 @@ def _cell_source(number: int, cell: dict) -> str:
     try:
         source.encode("utf-8")
     except UnicodeEncodeError as error:
-        raise _corrupt(f"cell {number} holds U+{ord(source[error.start]):04X}, half of a surrogate pair, "
-                       "which is not text") from None
+        raise _corrupt(
+            f"cell {number} holds U+{ord(source[error.start]):04X}, half of a surrogate pair, which is not text"
+        ) from None
     if "\x00" in source:
         raise _corrupt(f"cell {number} holds a NUL character, which cannot be in Python source")
     return source.replace("\r\n", "\n").replace("\r", "\n")
@@ -350,8 +382,10 @@ def read_notebook_json(data: bytes) -> dict:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise ValueError(f"the notebook could not be read: it is not UTF-8 text (byte 0x{data[error.start]:02x} "
-                         f"at position {error.start}); save it again from Jupyter") from None
+        raise ValueError(
+            f"the notebook could not be read: it is not UTF-8 text (byte 0x{data[error.start]:02x} "
+            f"at position {error.start}); save it again from Jupyter"
+        ) from None
     try:
         notebook = json.loads(text)
     except RecursionError:
@@ -406,9 +440,11 @@ class _IPythonReader:
             try:
                 from IPython.core.inputtransformer2 import TransformerManager
             except ImportError:
-                raise ValueError("notebooks cannot be graded on this machine: IPython, which reads notebook "
-                                 "cells, is not installed (install the autograder with its 'lab' extras); "
-                                 "nothing was guessed") from None
+                raise ValueError(
+                    "notebooks cannot be graded on this machine: IPython, which reads notebook "
+                    "cells, is not installed (install the autograder with its 'lab' extras); "
+                    "nothing was guessed"
+                ) from None
             self.manager = TransformerManager()
         cost = (len(text) + CELL_COST) * (1 + len(_MAGIC_CANDIDATE.findall(text)))
         if cost > self.budget:
@@ -416,15 +452,18 @@ class _IPythonReader:
                 "the notebook has too much code for the grader to read: counting each code cell's length "
                 "once, and once more for each line in it that may be a magic or shell command, its cells "
                 f"come to more than {IPYTHON_WORK_LIMIT:,} characters by cell {number}; make the code "
-                "shorter, or use fewer magics in long cells")
+                "shorter, or use fewer magics in long cells"
+            )
         self.budget -= cost
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 return self.manager.transform_cell(text)
         except Exception as error:  # noqa: BLE001 - IPython refuses (e.g. too many magics in one cell)
-            raise _CellError(f"cell {number} could not be read as IPython reads it: "
-                             f"{(str(error).splitlines() or [type(error).__name__])[0][:200]}") from None
+            raise _CellError(
+                f"cell {number} could not be read as IPython reads it: "
+                f"{(str(error).splitlines() or [type(error).__name__])[0][:200]}"
+            ) from None
 
 
 def _origins(original: list[str], python: list[str]) -> list[int]:
@@ -478,16 +517,21 @@ class _Lines:
     def segment(self, node: ast.stmt) -> str:
         first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
         if first == last:
-            return self.raw(first)[node.col_offset:node.end_col_offset].decode("utf-8")
-        head = self.raw(first)[node.col_offset:].decode("utf-8")
-        tail = self.raw(last)[:node.end_col_offset].decode("utf-8")
-        return "\n".join([head, *self.text[first + 1:last], tail])
+            return self.raw(first)[node.col_offset : node.end_col_offset].decode("utf-8")
+        head = self.raw(first)[node.col_offset :].decode("utf-8")
+        tail = self.raw(last)[: node.end_col_offset].decode("utf-8")
+        return "\n".join([head, *self.text[first + 1 : last], tail])
 
 
 def _calls_ipython(node: ast.AST) -> bool:
-    return any(isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
-               and isinstance(sub.func.value, ast.Call) and isinstance(sub.func.value.func, ast.Name)
-               and sub.func.value.func.id == "get_ipython" for sub in ast.walk(node))
+    return any(
+        isinstance(sub, ast.Call)
+        and isinstance(sub.func, ast.Attribute)
+        and isinstance(sub.func.value, ast.Call)
+        and isinstance(sub.func.value.func, ast.Name)
+        and sub.func.value.func.id == "get_ipython"
+        for sub in ast.walk(node)
+    )
 
 
 def _is_display_import(node: ast.stmt) -> bool:
@@ -522,10 +566,14 @@ def _is_definition(node: ast.stmt) -> bool:
 
 def _cell_magic_body(node: ast.stmt) -> tuple[str, str] | None:
     """``(name, body)`` of a cell magic whose body is Python run in the notebook's namespace."""
-    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
-            and isinstance(node.value.func, ast.Attribute) and node.value.func.attr == "run_cell_magic"
-            and len(node.value.args) == 3 and all(isinstance(a, ast.Constant) and isinstance(a.value, str)
-                                                   for a in node.value.args)):
+    if not (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Attribute)
+        and node.value.func.attr == "run_cell_magic"
+        and len(node.value.args) == 3
+        and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.value.args)
+    ):
         return None
     name, _, body = (str(a.value) for a in node.value.args if isinstance(a, ast.Constant))
     return (name, body) if name in PYTHON_CELL_MAGICS else None
@@ -561,8 +609,9 @@ def _parse(reader: _IPythonReader, text: str, number: int) -> tuple[ast.Module, 
     return tree, lines, origins
 
 
-def _cell_code(reader: _IPythonReader, text: str, number: int, keep: Callable[[ast.stmt], bool],
-               offset: int = 0) -> _CellCode:
+def _cell_code(
+    reader: _IPythonReader, text: str, number: int, keep: Callable[[ast.stmt], bool], offset: int = 0
+) -> _CellCode:
     """The statements ``keep`` accepts among a cell's top-level ones, each its own exact text."""
     tree, lines, origins = _parse(reader, text, number)
     result = _CellCode()
@@ -586,24 +635,28 @@ def _cell_code(reader: _IPythonReader, text: str, number: int, keep: Callable[[a
             first = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
             last = (node.end_lineno or node.lineno) - 1
             limit = body[index + 1].lineno - 1 if index + 1 < len(body) else len(lines.text)
-            for following in body[index + 1:index + 2]:
+            for following in body[index + 1 : index + 2]:
                 limit = min([limit] + [d.lineno - 1 for d in getattr(following, "decorator_list", [])])
             while last + 1 < limit and lines.text[last + 1].strip().startswith("#"):
                 last += 1  # comments right after a definition belong to it (### END SOLUTION)
-            piece = _Piece("\n".join(lines.text[first:last + 1]), origins[first:last + 1])
+            piece = _Piece("\n".join(lines.text[first : last + 1]), origins[first : last + 1])
             if _calls_ipython(node):
                 result.magic_functions.append(f"{node.name} (cell {number})")
         else:
-            piece = _Piece(lines.segment(node), origins[node.lineno - 1:node.end_lineno],
-                           future=isinstance(node, ast.ImportFrom) and node.module == "__future__")
+            piece = _Piece(
+                lines.segment(node),
+                origins[node.lineno - 1 : node.end_lineno],
+                future=isinstance(node, ast.ImportFrom) and node.module == "__future__",
+            )
         piece.lines = [line + offset for line in piece.lines]
         result.pieces.append(piece)
     return result
 
 
 # ---------------------------------------------------------------------- a whole notebook
-def notebook_code(data: bytes, keep_import: Callable[[str], bool] | None = None
-                  ) -> tuple[str, list[int], str, list[str], list[tuple[int, int]]]:
+def notebook_code(
+    data: bytes, keep_import: Callable[[str], bool] | None = None
+) -> tuple[str, list[int], str, list[str], list[tuple[int, int]]]:
     """The gradable code of a notebook.
 
     Cells nbgrader marks as solutions (``metadata.nbgrader.solution``) if there are any, else
@@ -621,8 +674,7 @@ def notebook_code(data: bytes, keep_import: Callable[[str], bool] | None = None
     """
     notebook = read_notebook_json(data)
     reader = _IPythonReader()
-    cells = [(number, cell) for number, cell in enumerate(notebook["cells"], start=1)
-             if cell["cell_type"] == "code"]
+    cells = [(number, cell) for number, cell in enumerate(notebook["cells"], start=1) if cell["cell_type"] == "code"]
     solutions = [(n, c) for n, c in cells if (c.get("metadata", {}).get("nbgrader") or {}).get("solution") is True]
     chosen, selection = (solutions, "cells marked as solutions") if solutions else (cells, "all code cells")
     setup: list[tuple[int, _Piece]] = []
@@ -678,9 +730,12 @@ def notebook_code(data: bytes, keep_import: Callable[[str], bool] | None = None
     if magics:
         notes.append(f"{magics} magic or shell line(s) were left out.")
     if statements:
-        notes.append(f"{statements} top-level statement(s) that are not definitions "
-                     "(demos, widgets, visible tests) were left out.")
+        notes.append(
+            f"{statements} top-level statement(s) that are not definitions "
+            "(demos, widgets, visible tests) were left out."
+        )
     if magic_functions:
-        notes.append("IPython magics do not work at grading time, yet these use them: "
-                     + ", ".join(magic_functions) + ".")
+        notes.append(
+            "IPython magics do not work at grading time, yet these use them: " + ", ".join(magic_functions) + "."
+        )
     return "\n".join(pieces), [number for number, _ in graded], selection, notes, line_map

@@ -18,8 +18,17 @@ import pytest
 
 from minesweeper_kit.sandbox import Handle, Sandbox
 
-__all__ = ["points", "time_limit", "Mismatch", "describe", "first_difference", "check_equal",
-           "coordinate_set", "require"]
+__all__ = [
+    "points",
+    "time_limit",
+    "Mismatch",
+    "describe",
+    "first_difference",
+    "check_equal",
+    "coordinate_set",
+    "require",
+]
+
 
 def points(value: float):
     """``@points(2)``: what a test is worth (all or nothing)."""
@@ -72,9 +81,15 @@ def first_difference(actual: Any, expected: Any, path: tuple[int, ...] = ()) -> 
             where = _index(path) if path else "the top level"
             return f"{where} has {len(actual)} items, expected {len(expected)}"
         return None
-    if isinstance(actual, Handle) or (type(actual) is not type(expected) and not (
-            isinstance(expected, (int, float)) and not isinstance(expected, bool)
-            and isinstance(actual, (int, float)) and not isinstance(actual, bool))):
+    if isinstance(actual, Handle) or (
+        type(actual) is not type(expected)
+        and not (
+            isinstance(expected, (int, float))
+            and not isinstance(expected, bool)
+            and isinstance(actual, (int, float))
+            and not isinstance(actual, bool)
+        )
+    ):
         where = f"at {_index(path)}: " if path else ""
         return f"{where}expected {describe(expected)}, got {describe(actual)}"
     if actual != expected:
@@ -117,11 +132,15 @@ def check_coordinates(actual: Any, expected: Iterable[tuple], *, what: str, case
     missing = sorted(wanted - found)
     extra = sorted(found - wanted)
     if missing:
-        raise Mismatch(f"{case}: {what} is missing {list(missing[0])}"
-                       + (f" and {len(missing) - 1} more" if len(missing) > 1 else ""))
+        raise Mismatch(
+            f"{case}: {what} is missing {list(missing[0])}"
+            + (f" and {len(missing) - 1} more" if len(missing) > 1 else "")
+        )
     if extra:
-        raise Mismatch(f"{case}: {what} wrongly includes {list(extra[0])}"
-                       + (f" and {len(extra) - 1} more" if len(extra) > 1 else ""))
+        raise Mismatch(
+            f"{case}: {what} wrongly includes {list(extra[0])}"
+            + (f" and {len(extra) - 1} more" if len(extra) > 1 else "")
+        )
 
 
 def require(box: Sandbox, *names: str) -> None:

@@ -72,7 +72,9 @@ class Rules:
         if name not in PRESETS:
             raise ValueError(f"unknown preset {name!r}: choose one of {', '.join(PRESETS)}")
         p = PRESETS[name]
-        charge_range = SWEEPMINE_CHARGES if charges is True else (cast("tuple[int, int]", tuple(charges)) if charges else None)
+        charge_range = (
+            SWEEPMINE_CHARGES if charges is True else (cast("tuple[int, int]", tuple(charges)) if charges else None)
+        )
         return cls(p.shape, p.mines, bool(torus), charge_range, name)
 
     @property
@@ -84,8 +86,7 @@ class Rules:
         return self
 
     def new_game(self, seed: int) -> Game:
-        return Game.new(self.shape, self.mines, torus=self.torus, first_move="safe",
-                        charges=self.charges, seed=seed)
+        return Game.new(self.shape, self.mines, torus=self.torus, first_move="safe", charges=self.charges, seed=seed)
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ class Subtask:
 
     def for_game(self, seed: int) -> Rules:
         """The rules of one game; mixed subtasks draw board and torus from the game's seed."""
-        rng = np.random.default_rng([seed, 0x5eed])
+        rng = np.random.default_rng([seed, 0x5EED])
         name = self.presets[int(rng.integers(len(self.presets)))]
         torus = self.torus == "mixed" and bool(rng.integers(2))
         return Rules.preset(name, torus, SWEEPMINE_CHARGES if self.charged else False)
@@ -206,14 +207,23 @@ class ArenaResult:
     def summary(self) -> str:
         lo, hi = self.interval
         losses = ", ".join(f"{k} {v}" for k, v in sorted(self.reasons.items()) if k != "won")
-        return (f"{self.label}: {self.wins}/{self.games} won = {100 * self.win_rate:.2f}% "
-                f"(95% CI {100 * lo:.2f}-{100 * hi:.2f}%), {1000 * self.seconds_per_game:.1f} ms/game"
-                + (f"; losses: {losses}" if losses else ""))
+        return (
+            f"{self.label}: {self.wins}/{self.games} won = {100 * self.win_rate:.2f}% "
+            f"(95% CI {100 * lo:.2f}-{100 * hi:.2f}%), {1000 * self.seconds_per_game:.1f} ms/game"
+            + (f"; losses: {losses}" if losses else "")
+        )
 
     def to_json(self) -> dict:
         lo, hi = self.interval
-        return {"label": self.label, "games": self.games, "wins": self.wins, "win_rate": self.win_rate,
-                "interval": [lo, hi], "seconds_per_game": self.seconds_per_game, "reasons": self.reasons}
+        return {
+            "label": self.label,
+            "games": self.games,
+            "wins": self.wins,
+            "win_rate": self.win_rate,
+            "interval": [lo, hi],
+            "seconds_per_game": self.seconds_per_game,
+            "reasons": self.reasons,
+        }
 
 
 # ---------------------------------------------------------------------- loading bots
@@ -310,10 +320,16 @@ class SandboxRunner:
         self._errors = (LoadError, SandboxError)
         source = Path(bot).read_text(encoding="utf-8")
         self.move_timeout = move_timeout
-        self.box = Sandbox(source + DRIVER_SOURCE, filename="bot.py", module_name="bot",
-                           limits=Limits(cpu_seconds=3600, memory_mb=2048), bot_kit=True,
-                           import_policy=ImportPolicy(label="the arena", direct_denied=frozenset(
-                               {"minesweeper_kit.arena", "minesweeper_kit.bots.solver"})))
+        self.box = Sandbox(
+            source + DRIVER_SOURCE,
+            filename="bot.py",
+            module_name="bot",
+            limits=Limits(cpu_seconds=3600, memory_mb=2048),
+            bot_kit=True,
+            import_policy=ImportPolicy(
+                label="the arena", direct_denied=frozenset({"minesweeper_kit.arena", "minesweeper_kit.bots.solver"})
+            ),
+        )
         try:
             self.box.start()
         except self._errors as error:
@@ -448,8 +464,18 @@ def _play_chunk(chunk: _Chunk) -> list[GameRecord]:
                     out.append(GameRecord(index, seed, rules.label, False, error.kind, 0, 0.0, str(error)))
                     continue
                 except Exception:  # noqa: BLE001 - a bot that cannot even load loses its games
-                    out.append(GameRecord(index, seed, rules.label, False, "crash", 0, 0.0,
-                                          "loading the bot failed:\n" + _short_traceback()))
+                    out.append(
+                        GameRecord(
+                            index,
+                            seed,
+                            rules.label,
+                            False,
+                            "crash",
+                            0,
+                            0.0,
+                            "loading the bot failed:\n" + _short_traceback(),
+                        )
+                    )
                     continue
             record = play_game(runner, rules, seed, index, chunk.logs)
             out.append(record)
@@ -568,8 +594,14 @@ class SubtaskResult:
         return self.subtask.score(self.percent)
 
 
-def play_sweepmine(bot: Any, games: int = 1000, seed: int = 0, jobs: int = 1,
-                   subtasks: Iterable[int] = (1, 2, 3, 4, 5, 6), **options: Any) -> list[SubtaskResult]:
+def play_sweepmine(
+    bot: Any,
+    games: int = 1000,
+    seed: int = 0,
+    jobs: int = 1,
+    subtasks: Iterable[int] = (1, 2, 3, 4, 5, 6),
+    **options: Any,
+) -> list[SubtaskResult]:
     """The Sweepmine.TM contest: each chosen subtask's games, win rate and score S(P/Q)."""
     out = []
     for number in subtasks:
@@ -584,8 +616,10 @@ def sweepmine_table(results: list[SubtaskResult]) -> str:
     lines = [f"{'subtask':<8} {'boards':<36} {'games':>6} {'P %':>7} {'95% CI':>15} {'Q %':>5} {'S(P/Q)':>7}"]
     for r in results:
         lo, hi = r.result.interval
-        lines.append(f"{r.subtask.number:<8} {r.subtask.description:<36} {r.result.games:>6} {r.percent:>7.2f} "
-                     f"{100 * lo:>6.2f}-{100 * hi:<6.2f}  {r.subtask.q:>5.1f} {r.score:>7.3f}")
+        lines.append(
+            f"{r.subtask.number:<8} {r.subtask.description:<36} {r.result.games:>6} {r.percent:>7.2f} "
+            f"{100 * lo:>6.2f}-{100 * hi:<6.2f}  {r.subtask.q:>5.1f} {r.score:>7.3f}"
+        )
     return "\n".join(lines)
 
 
@@ -593,7 +627,8 @@ def sweepmine_table(results: list[SubtaskResult]) -> str:
 def register(subparsers: Any) -> None:
     """Add the `arena` subcommand to the `mines` command's subparsers."""
     parser = subparsers.add_parser(
-        "arena", help="measure a bot: win rate with a 95%% interval over seeded games",
+        "arena",
+        help="measure a bot: win rate with a 95%% interval over seeded games",
         description="Play a bot on many seeded games and print its win rate with a 95% Wilson "
         "interval, or (--sweepmine) the six Sweepmine.TM subtasks with their scores S(P/Q). "
         "BOT is a Python file (make_bot(), next_move(view), a Sweepmine next_move(R, C, N, grid, "
@@ -604,14 +639,22 @@ def register(subparsers: Any) -> None:
     what = parser.add_mutually_exclusive_group()
     what.add_argument("--preset", choices=list(PRESETS), default="beginner", help="board (default beginner)")
     what.add_argument("--sweepmine", action="store_true", help="play the six Sweepmine.TM subtasks")
-    parser.add_argument("--games", type=int, default=None,
-                        help="games to play (per subtask with --sweepmine; default 100, 1000 with --sweepmine)")
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=None,
+        help="games to play (per subtask with --sweepmine; default 100, 1000 with --sweepmine)",
+    )
     parser.add_argument("--torus", action="store_true", help="every axis wraps around")
-    parser.add_argument("--charges", action="store_true",
-                        help="charged mines: charges drawn from [-10, 1] without 0, like the Sweepmine judge")
+    parser.add_argument(
+        "--charges",
+        action="store_true",
+        help="charged mines: charges drawn from [-10, 1] without 0, like the Sweepmine judge",
+    )
     parser.add_argument("--seed", type=int, default=0, help="run seed; game i uses a seed derived from (seed, i)")
-    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
-                        help="worker processes (default: the number of cores)")
+    parser.add_argument(
+        "-j", "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: the number of cores)"
+    )
     parser.add_argument("--dask", metavar="ADDRESS", help="run the games on a dask.distributed scheduler")
     parser.add_argument("--trusted", action="store_true", help="run the bot in-process, without the sandbox")
     parser.add_argument("--move-timeout", type=float, default=5.0, help="seconds per move in the sandbox (default 5)")
@@ -631,14 +674,32 @@ def run(args: argparse.Namespace) -> int:
         return 2
     bot = args.bot if builtin else str(Path(args.bot).resolve())
     sandboxed = not args.trusted and not builtin
-    options = dict(sandboxed=sandboxed, move_timeout=args.move_timeout, dask=args.dask,
-                   log_dir=args.log_dir, progress=not args.quiet)
+    options = dict(
+        sandboxed=sandboxed,
+        move_timeout=args.move_timeout,
+        dask=args.dask,
+        log_dir=args.log_dir,
+        progress=not args.quiet,
+    )
     try:
         if args.sweepmine:
             results = play_sweepmine(bot, args.games or 1000, args.seed, args.jobs, **options)
             if args.json:
-                print(json.dumps([{**r.result.to_json(), "subtask": r.subtask.number, "percent": r.percent,
-                                   "q": r.subtask.q, "score": r.score} for r in results], indent=1))
+                print(
+                    json.dumps(
+                        [
+                            {
+                                **r.result.to_json(),
+                                "subtask": r.subtask.number,
+                                "percent": r.percent,
+                                "q": r.subtask.q,
+                                "score": r.score,
+                            }
+                            for r in results
+                        ],
+                        indent=1,
+                    )
+                )
             else:
                 print(sweepmine_table(results))
         else:

@@ -9,15 +9,15 @@ import sys
 from . import __version__
 
 # Each module adds its own subcommand through a `register(subparsers)` function.
-COMMAND_MODULES = ("minesweeper_kit.play", "minesweeper_kit.lab", "minesweeper_kit.arena",
-                   "minesweeper_kit.tournament")
+COMMAND_MODULES = ("minesweeper_kit.play", "minesweeper_kit.lab", "minesweeper_kit.arena", "minesweeper_kit.tournament")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mines",
         description="Minesweeper teaching kit: play any board (2-D to N-D, torus, charged mines), "
-        "start the notebooks, and measure bots.")
+        "start the notebooks, and measure bots.",
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     for name in COMMAND_MODULES:

@@ -121,8 +121,9 @@ class Game:
         `charges=(lo, hi)` gives every cell a random nonzero charge in [lo, hi] (drawn now, so a
         bot sees them from the start); the default is 1 everywhere.
         """
-        return cls(shape, torus=torus, reveal=reveal, first_move=first_move, mine_count=mines,
-                   charge_range=charges, seed=seed)
+        return cls(
+            shape, torus=torus, reveal=reveal, first_move=first_move, mine_count=mines, charge_range=charges, seed=seed
+        )
 
     @classmethod
     def from_mines(
@@ -383,7 +384,6 @@ class Game:
         self._safe_left -= opened
         return opened
 
-
     def _flood(self, frontier: np.ndarray) -> int:
         """Open the zero region reached from the frontier (revealed zeros), and its border.
 
@@ -438,7 +438,9 @@ def _check_mine_count(mines: int, allowed: int) -> int:
     if mines < 0:
         raise ValueError(f"the number of mines cannot be negative, got {mines}")
     if mines > allowed:
-        raise ValueError(f"{mines} mines do not fit: at most {allowed} cells can hold a mine under this first-move rule")
+        raise ValueError(
+            f"{mines} mines do not fit: at most {allowed} cells can hold a mine under this first-move rule"
+        )
     return int(mines)
 
 

@@ -78,9 +78,7 @@ class Geometry:
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
                 raise ValueError(f"coordinate {list(coord)}: axis {axis} must be an integer, got {value!r}")
             if not 0 <= value < size:
-                raise ValueError(
-                    f"coordinate {list(coord)} is off the board: axis {axis} must be in 0..{size - 1}"
-                )
+                raise ValueError(f"coordinate {list(coord)} is off the board: axis {axis} must be in 0..{size - 1}")
             out.append(int(value))
         return tuple(out)
 

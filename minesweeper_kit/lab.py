@@ -44,8 +44,10 @@ def choose_folder(args: argparse.Namespace) -> tuple[Path | None, str]:
     if notebooks is None:
         return None, "no notebooks folder found; run it inside the kit's checkout or name the folder"
     if args.source:
-        return notebooks, (f"opening the SOURCE notebooks in {notebooks}: every solution is in them "
-                           "(for instructors; students run `mines lab`)")
+        return notebooks, (
+            f"opening the SOURCE notebooks in {notebooks}: every solution is in them "
+            "(for instructors; students run `mines lab`)"
+        )
     workspace = Path(args.workspace) if args.workspace else default_workspace(notebooks)
     missing = _missing_tools("nbgrader")
     if missing:
@@ -56,8 +58,10 @@ def choose_folder(args: argparse.Namespace) -> tuple[Path | None, str]:
 
 def run(args: argparse.Namespace) -> int:
     if _missing_tools("jupyterlab"):
-        print("mines lab: JupyterLab is not installed; run `make lab`, or pip install 'minesweeper-kit[lab]'",
-              file=sys.stderr)
+        print(
+            "mines lab: JupyterLab is not installed; run `make lab`, or pip install 'minesweeper-kit[lab]'",
+            file=sys.stderr,
+        )
         return 2
     try:
         folder, message = choose_folder(args)
@@ -78,16 +82,20 @@ def run(args: argparse.Namespace) -> int:
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "lab", help="start JupyterLab on your own copies of the notebooks (the student workspace)",
+        "lab",
+        help="start JupyterLab on your own copies of the notebooks (the student workspace)",
         description="Start JupyterLab on the step-by-step notebooks. By default it opens the student "
         "workspace: the student versions of the notebooks, built once with nbgrader into workspace/ "
         "beside the checkout's notebooks/ and never overwritten afterwards (a missing notebook is "
         "added back; yours are kept). Options it does not know (e.g. --no-browser, --port=8890) are "
-        "passed on to JupyterLab.")
+        "passed on to JupyterLab.",
+    )
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--source", action="store_true",
-                       help="open the source notebooks, solutions included (for instructors)")
-    where.add_argument("--workspace", metavar="DIR",
-                       help="build and open the student workspace in DIR instead of workspace/")
+    where.add_argument(
+        "--source", action="store_true", help="open the source notebooks, solutions included (for instructors)"
+    )
+    where.add_argument(
+        "--workspace", metavar="DIR", help="build and open the student workspace in DIR instead of workspace/"
+    )
     where.add_argument("folder", nargs="?", help="open this folder as it is instead")
     parser.set_defaults(run=run, passes_extra=True)

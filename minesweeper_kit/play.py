@@ -27,7 +27,9 @@ def parse_shape(text: str) -> tuple[int, ...]:
     try:
         shape = tuple(int(p) for p in parts)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"a shape is axis sizes joined by x, like 16x30 or 4x4x4; got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"a shape is axis sizes joined by x, like 16x30 or 4x4x4; got {text!r}"
+        ) from None
     if any(n < 1 for n in shape):
         raise argparse.ArgumentTypeError(f"every axis needs at least one cell; got {text!r}")
     return shape
@@ -55,17 +57,35 @@ def parse_move(text: str, ndim: int) -> tuple[str, tuple[int, ...]]:
 
 def add_game_options(parser: argparse.ArgumentParser) -> None:
     """The options that choose a board; shared by every command that starts games."""
-    parser.add_argument("--preset", choices=sorted(PRESETS), default="beginner",
-                        help="classic size: beginner 9x9/10, intermediate 16x16/40, expert 16x30/99 (default: beginner)")
-    parser.add_argument("--shape", type=parse_shape, help="any board, axis sizes joined by x (e.g. 4x4x4); overrides the preset")
+    parser.add_argument(
+        "--preset",
+        choices=sorted(PRESETS),
+        default="beginner",
+        help="classic size: beginner 9x9/10, intermediate 16x16/40, expert 16x30/99 (default: beginner)",
+    )
+    parser.add_argument(
+        "--shape", type=parse_shape, help="any board, axis sizes joined by x (e.g. 4x4x4); overrides the preset"
+    )
     parser.add_argument("--mines", type=int, help="number of mines (default: the preset's, or about 15%% of the cells)")
     parser.add_argument("--torus", action="store_true", help="every axis wraps around")
-    parser.add_argument("--charges", nargs="?", const=(-10, 10), type=parse_charge_range, metavar="LOW:HIGH",
-                        help="give each cell a random nonzero charge (default range -10:10); numbers sum the "
-                             "charges of neighbouring mines and zeros no longer flood")
-    parser.add_argument("--first-move", choices=["safe", "opening", "any"], default="safe",
-                        help="safe: the first dig is never a mine; opening: nor its neighbours; any: no protection (default: safe)")
-    parser.add_argument("--seed", type=int, help="seed for the mines and charges (default: a fresh one, shown on screen)")
+    parser.add_argument(
+        "--charges",
+        nargs="?",
+        const=(-10, 10),
+        type=parse_charge_range,
+        metavar="LOW:HIGH",
+        help="give each cell a random nonzero charge (default range -10:10); numbers sum the "
+        "charges of neighbouring mines and zeros no longer flood",
+    )
+    parser.add_argument(
+        "--first-move",
+        choices=["safe", "opening", "any"],
+        default="safe",
+        help="safe: the first dig is never a mine; opening: nor its neighbours; any: no protection (default: safe)",
+    )
+    parser.add_argument(
+        "--seed", type=int, help="seed for the mines and charges (default: a fresh one, shown on screen)"
+    )
 
 
 def game_from_options(args: argparse.Namespace) -> Game:
@@ -87,12 +107,15 @@ def _size(shape: tuple[int, ...]) -> int:
 def status_line(game: Game) -> str:
     faces = {"ongoing": ":)", "victory": "B)", "defeat": "X("}
     rules = ["torus" if game.torus else "bounded"] + (["charged"] if game.charged else [])
-    return (f"{faces[game.state]}  mines left: {max(game.mines_left, 0)}   board: {'x'.join(map(str, game.shape))}"
-            f" ({', '.join(rules)})   seed: {game.seed}")
+    return (
+        f"{faces[game.state]}  mines left: {max(game.mines_left, 0)}   board: {'x'.join(map(str, game.shape))}"
+        f" ({', '.join(rules)})   seed: {game.seed}"
+    )
 
 
-def play_terminal(game: Game, read: Callable[[str], str] = input, out: TextIO = sys.stdout,
-                  color: bool = False) -> Game:
+def play_terminal(
+    game: Game, read: Callable[[str], str] = input, out: TextIO = sys.stdout, color: bool = False
+) -> Game:
     """Play until the game ends or the player quits; return the last game."""
     make_again = (game.shape, game.mine_count, game.torus, game.first_move, game.charged)
     out.write(f"{HELP}\n\n")
@@ -137,8 +160,16 @@ def run(args: argparse.Namespace) -> int:
     if args.web:
         from .widgets.web import serve
 
-        serve(game.shape, game.mine_count, torus=game.torus, charges=args.charges, seed=game.seed,
-              host=args.host, port=args.port, open_browser=not args.no_browser)
+        serve(
+            game.shape,
+            game.mine_count,
+            torus=game.torus,
+            charges=args.charges,
+            seed=game.seed,
+            host=args.host,
+            port=args.port,
+            open_browser=not args.no_browser,
+        )
         return 0
     play_terminal(game, color=sys.stdout.isatty())
     return 0
@@ -146,11 +177,16 @@ def run(args: argparse.Namespace) -> int:
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "play", help="play a game in the terminal (or in a browser page with --web)",
+        "play",
+        help="play a game in the terminal (or in a browser page with --web)",
         description="Play Minesweeper on any board: 2-D to N-D, bounded or torus, with charged mines.",
-        epilog=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_game_options(parser)
-    parser.add_argument("--web", action="store_true", help="serve the board as a page of its own on this machine instead")
+    parser.add_argument(
+        "--web", action="store_true", help="serve the board as a page of its own on this machine instead"
+    )
     parser.add_argument("--host", default="127.0.0.1", help="with --web: address to listen on (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=0, help="with --web: port (default: a free one)")
     parser.add_argument("--no-browser", action="store_true", help="with --web: do not open a browser")

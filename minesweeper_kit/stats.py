@@ -23,8 +23,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Pair", "mcnemar_exact", "holm", "compare", "rank_groups",
-           "time_bin", "bin_seconds", "bin_quantile", "BINS_PER_DECADE"]
+__all__ = [
+    "Pair",
+    "mcnemar_exact",
+    "holm",
+    "compare",
+    "rank_groups",
+    "time_bin",
+    "bin_seconds",
+    "bin_quantile",
+    "BINS_PER_DECADE",
+]
 
 
 def mcnemar_exact(a_only: int, b_only: int) -> float:
@@ -71,12 +80,12 @@ class Pair:
 
     a: str
     b: str
-    games: int          #: games both played
-    both: int           #: both won
-    a_only: int         #: A won, B lost
-    b_only: int         #: B won, A lost
-    p: float            #: exact McNemar, two-sided
-    p_holm: float       #: after Holm's correction over every pair of the same family
+    games: int  #: games both played
+    both: int  #: both won
+    a_only: int  #: A won, B lost
+    b_only: int  #: B won, A lost
+    p: float  #: exact McNemar, two-sided
+    p_holm: float  #: after Holm's correction over every pair of the same family
     alpha: float = 0.05
 
     @property
@@ -111,13 +120,22 @@ def compare(outcomes: Mapping[str, Mapping[object, bool]], alpha: float = 0.05) 
     lost = played - won
     common = played @ played.T
     both = won @ won.T
-    only = won @ lost.T          # only[i, j]: games i won and j lost
+    only = won @ lost.T  # only[i, j]: games i won and j lost
     raw = []
     for i, a in enumerate(names):
         for j in range(i + 1, len(names)):
             a_only, b_only = int(only[i, j].round()), int(only[j, i].round())
-            raw.append((a, names[j], int(common[i, j].round()), int(both[i, j].round()), a_only, b_only,
-                        mcnemar_exact(a_only, b_only)))
+            raw.append(
+                (
+                    a,
+                    names[j],
+                    int(common[i, j].round()),
+                    int(both[i, j].round()),
+                    a_only,
+                    b_only,
+                    mcnemar_exact(a_only, b_only),
+                )
+            )
     adjusted = holm([r[-1] for r in raw])
     return [Pair(*r, p_holm=q, alpha=alpha) for r, q in zip(raw, adjusted)]
 

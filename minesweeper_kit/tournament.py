@@ -61,8 +61,19 @@ from .arena import (
 from .presets import PRESETS
 from .stats import Pair, bin_quantile, compare, rank_groups, time_bin
 
-__all__ = ["Entrant", "Event", "EventStats", "BotRow", "Standings", "find_entrants", "make_events",
-           "run_tournament", "analyse", "write_outputs", "register"]
+__all__ = [
+    "Entrant",
+    "Event",
+    "EventStats",
+    "BotRow",
+    "Standings",
+    "find_entrants",
+    "make_events",
+    "run_tournament",
+    "analyse",
+    "write_outputs",
+    "register",
+]
 
 FAILURES = ("crash", "illegal", "timeout", "too many moves")
 OVERALL = "all events"
@@ -75,10 +86,10 @@ class Entrant:
     """One bot of the tournament: a built-in name or a file, with the SHA-256 that identifies it."""
 
     name: str
-    source: str                 #: built-in name, or the file's absolute path
+    source: str  #: built-in name, or the file's absolute path
     sha256: str
     sandboxed: bool
-    text: str | None = None     #: the file's source as read at the start (None for built-ins)
+    text: str | None = None  #: the file's source as read at the start (None for built-ins)
 
     @property
     def builtin(self) -> bool:
@@ -106,8 +117,9 @@ def _builtin_sha256(name: str) -> str:
     return digest.hexdigest()
 
 
-def find_entrants(bots: Sequence[str | os.PathLike], folder: str | os.PathLike | None = None,
-                  trusted: bool = False) -> list[Entrant]:
+def find_entrants(
+    bots: Sequence[str | os.PathLike], folder: str | os.PathLike | None = None, trusted: bool = False
+) -> list[Entrant]:
     """The bots named (built-in names or .py files) and every ``*.py`` of ``folder``, in that order.
 
     A name is the file's stem, or parent/stem when two files share a stem. Files run sandboxed
@@ -142,10 +154,13 @@ def find_entrants(bots: Sequence[str | os.PathLike], folder: str | os.PathLike |
             entrants.append(Entrant(source, source, _builtin_sha256(source), False))
             continue
         path = Path(source)
-        name = path.stem if stems[path.stem] == 1 and path.stem not in BUILTIN_BOTS else f"{path.parent.name}/{path.stem}"
+        name = (
+            path.stem if stems[path.stem] == 1 and path.stem not in BUILTIN_BOTS else f"{path.parent.name}/{path.stem}"
+        )
         data = path.read_bytes()
-        entrants.append(Entrant(name, source, hashlib.sha256(data).hexdigest(), not trusted,
-                                data.decode("utf-8", errors="replace")))
+        entrants.append(
+            Entrant(name, source, hashlib.sha256(data).hexdigest(), not trusted, data.decode("utf-8", errors="replace"))
+        )
     names = [e.name for e in entrants]
     slugs = {_slug(n) for n in names}
     if len(set(names)) != len(names) or len(slugs) != len(names):
@@ -153,8 +168,12 @@ def find_entrants(bots: Sequence[str | os.PathLike], folder: str | os.PathLike |
     return entrants
 
 
-def make_events(presets: Sequence[str] = ("beginner", "intermediate", "expert"), seed: int = 0,
-                sweepmine: bool = False, subtasks: Sequence[int] = (1, 2, 3, 4, 5, 6)) -> list[Event]:
+def make_events(
+    presets: Sequence[str] = ("beginner", "intermediate", "expert"),
+    seed: int = 0,
+    sweepmine: bool = False,
+    subtasks: Sequence[int] = (1, 2, 3, 4, 5, 6),
+) -> list[Event]:
     """The presets' events (run seed = seed), or with ``sweepmine`` the chosen subtasks (seed + n)."""
     if sweepmine:
         events = []
@@ -239,21 +258,32 @@ def play_unit(unit: Unit) -> dict:
         finally:
             if runner is not None:
                 runner.close()
-    return {"records": [_pack(r) for r in records], "move_bins": {str(k): v for k, v in sorted(bins.items())},
-            "seconds": round(time.perf_counter() - started, 4)}
+    return {
+        "records": [_pack(r) for r in records],
+        "move_bins": {str(k): v for k, v in sorted(bins.items())},
+        "seconds": round(time.perf_counter() - started, 4),
+    }
 
 
 def _pack(record: GameRecord) -> dict:
-    data = {"i": record.index, "s": record.seed, "b": record.board, "w": record.won, "r": record.reason,
-            "m": record.moves, "t": round(record.seconds, 5)}
+    data = {
+        "i": record.index,
+        "s": record.seed,
+        "b": record.board,
+        "w": record.won,
+        "r": record.reason,
+        "m": record.moves,
+        "t": round(record.seconds, 5),
+    }
     if record.reason not in ("won", "mine") and record.detail:
         data["d"] = _clip(record.detail, 600)
     return data
 
 
 def _unpack(data: dict) -> GameRecord:
-    return GameRecord(data["i"], data["s"], data["b"], bool(data["w"]), data["r"], data["m"], data["t"],
-                      data.get("d", ""))
+    return GameRecord(
+        data["i"], data["s"], data["b"], bool(data["w"]), data["r"], data["m"], data["t"], data.get("d", "")
+    )
 
 
 def _clip(text: str, limit: int) -> str:
@@ -276,10 +306,18 @@ class ResultsFolder:
 
     @staticmethod
     def fingerprint(unit: Unit, entrant: Entrant) -> dict:
-        return {"format": FORMAT, "kit": __version__, "bot": unit.bot, "sha256": entrant.sha256,
-                "sandboxed": unit.sandboxed, "move_timeout": unit.move_timeout if unit.sandboxed else None,
-                "event": unit.event, "rules": unit.rules.label, "run_seed": unit.run_seed,
-                "games": [unit.start, unit.stop]}
+        return {
+            "format": FORMAT,
+            "kit": __version__,
+            "bot": unit.bot,
+            "sha256": entrant.sha256,
+            "sandboxed": unit.sandboxed,
+            "move_timeout": unit.move_timeout if unit.sandboxed else None,
+            "event": unit.event,
+            "rules": unit.rules.label,
+            "run_seed": unit.run_seed,
+            "games": [unit.start, unit.stop],
+        }
 
     def load(self, unit: Unit, entrant: Entrant) -> dict | None:
         """The saved result of this unit if it was played with the same bot and settings."""
@@ -300,15 +338,30 @@ class ResultsFolder:
 
 
 # ---------------------------------------------------------------------- running
-def _units(entrants: Sequence[Entrant], events: Sequence[Event], games: int, chunk_size: int,
-           move_timeout: float) -> list[tuple[Unit, Entrant]]:
+def _units(
+    entrants: Sequence[Entrant], events: Sequence[Event], games: int, chunk_size: int, move_timeout: float
+) -> list[tuple[Unit, Entrant]]:
     out = []
     for start in range(0, games, chunk_size):  # chunk by chunk, so every bot advances together
         for event in events:
             for entrant in entrants:
-                out.append((Unit(entrant.name, entrant.source, entrant.text, entrant.sandboxed, move_timeout,
-                                 event.name, event.rules, event.run_seed, start, min(games, start + chunk_size)),
-                            entrant))
+                out.append(
+                    (
+                        Unit(
+                            entrant.name,
+                            entrant.source,
+                            entrant.text,
+                            entrant.sandboxed,
+                            move_timeout,
+                            event.name,
+                            event.rules,
+                            event.run_seed,
+                            start,
+                            min(games, start + chunk_size),
+                        ),
+                        entrant,
+                    )
+                )
     return out
 
 
@@ -388,8 +441,13 @@ def run_tournament(
     started = time.perf_counter()
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=sum(u.stop - u.start for u in todo), desc="tournament", unit="game",
-               disable=not progress or not todo, file=sys.stderr)
+    bar = tqdm(
+        total=sum(u.stop - u.start for u in todo),
+        desc="tournament",
+        unit="game",
+        disable=not progress or not todo,
+        file=sys.stderr,
+    )
     try:
         for unit, result in _execute(todo, jobs, dask):
             store.save(unit, by_name[unit.bot], result)
@@ -404,12 +462,23 @@ def run_tournament(
     for (bot, event, _), data in saved.items():
         records[bot][event].extend(_unpack(r) for r in data["records"])
         bins[bot].update({int(k): v for k, v in data.get("move_bins", {}).items()})
-    settings = {"games": games, "seed": seed, "events": [e.name for e in events], "sweepmine": sweepmine,
-                "move_timeout": move_timeout, "trusted": trusted, "chunk_size": chunk_size, "alpha": alpha,
-                "jobs": jobs if dask is None else f"dask {dask if isinstance(dask, str) else 'client'}",
-                "units_played": len(todo), "units_reused": reused,
-                "games_played": sum(u.stop - u.start for u in todo), "play_seconds": round(wall, 3),
-                "kit": __version__, "written": time.strftime("%Y-%m-%d %H:%M:%S")}
+    settings = {
+        "games": games,
+        "seed": seed,
+        "events": [e.name for e in events],
+        "sweepmine": sweepmine,
+        "move_timeout": move_timeout,
+        "trusted": trusted,
+        "chunk_size": chunk_size,
+        "alpha": alpha,
+        "jobs": jobs if dask is None else f"dask {dask if isinstance(dask, str) else 'client'}",
+        "units_played": len(todo),
+        "units_reused": reused,
+        "games_played": sum(u.stop - u.start for u in todo),
+        "play_seconds": round(wall, 3),
+        "kit": __version__,
+        "written": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
     standings = analyse(records, events, entrants, bins, alpha=alpha, settings=settings)
     if write:
         write_outputs(standings, results_dir)
@@ -426,7 +495,7 @@ class EventStats:
     interval: tuple[float, float]
     rank: int = 0
     group: int = 0
-    score: float | None = None      #: Sweepmine S(P/Q), for subtask events
+    score: float | None = None  #: Sweepmine S(P/Q), for subtask events
 
     @property
     def rate(self) -> float:
@@ -440,9 +509,9 @@ class BotRow:
     entrant: Entrant
     events: dict[str, EventStats]
     overall: EventStats
-    failures: dict[str, int]        #: games lost to a crash, an illegal move, a time-out, too many moves
-    examples: dict[str, str]        #: one message per failure kind
-    load_failures: int              #: games lost because the bot could not be loaded
+    failures: dict[str, int]  #: games lost to a crash, an illegal move, a time-out, too many moves
+    examples: dict[str, str]  #: one message per failure kind
+    load_failures: int  #: games lost because the bot could not be loaded
     move_bins: dict[int, int]
     seconds_per_game: float
 
@@ -468,8 +537,8 @@ class Standings:
     """Everything the reports show: ranked rows, the pairwise comparisons and the settings."""
 
     events: list[Event]
-    rows: list[BotRow]                             #: best first
-    pairs: dict[str, list[Pair]]                   #: per event name, and OVERALL
+    rows: list[BotRow]  #: best first
+    pairs: dict[str, list[Pair]]  #: per event name, and OVERALL
     settings: dict = field(default_factory=dict)
 
     def row(self, name: str) -> BotRow:
@@ -491,9 +560,14 @@ class Standings:
         return standings_json(self)
 
 
-def analyse(records: dict[str, dict[str, list[GameRecord]]], events: Sequence[Event],
-            entrants: Sequence[Entrant] | None = None, move_bins: dict[str, Counter] | None = None,
-            alpha: float = 0.05, settings: dict | None = None) -> Standings:
+def analyse(
+    records: dict[str, dict[str, list[GameRecord]]],
+    events: Sequence[Event],
+    entrants: Sequence[Entrant] | None = None,
+    move_bins: dict[str, Counter] | None = None,
+    alpha: float = 0.05,
+    settings: dict | None = None,
+) -> Standings:
     """Leaderboard and pairwise tests from every bot's records: ``records[bot][event]``."""
     if entrants is None:
         entrants = [Entrant(name, name, "", False) for name in records]
@@ -503,9 +577,12 @@ def analyse(records: dict[str, dict[str, list[GameRecord]]], events: Sequence[Ev
         raise ValueError(f"no records for {', '.join(missing)}")
     pairs: dict[str, list[Pair]] = {}
     ranks: dict[str, dict[str, tuple[int, int]]] = {}
-    families: list[tuple[str, dict[str, dict[object, bool]]]] = [(ev.name, {n: {r.index: r.won for r in records[n].get(ev.name, [])} for n in names})
-                for ev in events]
-    pooled: dict[str, dict[object, bool]] = {n: {(ev.name, r.index): r.won for ev in events for r in records[n].get(ev.name, [])} for n in names}
+    families: list[tuple[str, dict[str, dict[object, bool]]]] = [
+        (ev.name, {n: {r.index: r.won for r in records[n].get(ev.name, [])} for n in names}) for ev in events
+    ]
+    pooled: dict[str, dict[object, bool]] = {
+        n: {(ev.name, r.index): r.won for ev in events for r in records[n].get(ev.name, [])} for n in names
+    }
     families.append((OVERALL, pooled))
     for family, outcomes in families:
         pairs[family] = compare(outcomes, alpha) if len(names) > 1 else []
@@ -533,8 +610,9 @@ def analyse(records: dict[str, dict[str, list[GameRecord]]], events: Sequence[Ev
         loads = sum(r.detail.startswith("loading the bot failed") for r in every if r.reason in FAILURES)
         bins = dict((move_bins or {}).get(n, {}))
         seconds = sum(r.seconds for r in every) / len(every) if every else 0.0
-        rows.append(BotRow(entrant, stats, overall, {k: reasons.get(k, 0) for k in FAILURES}, examples,
-                           loads, bins, seconds))
+        rows.append(
+            BotRow(entrant, stats, overall, {k: reasons.get(k, 0) for k in FAILURES}, examples, loads, bins, seconds)
+        )
     rows.sort(key=lambda row: (row.overall.rank, -row.overall.rate, row.name))
     return Standings(list(events), rows, pairs, dict(settings or {}))
 
@@ -567,19 +645,29 @@ def leaderboard_text(standings: Standings) -> str:
         line = [str(row.overall.rank), row.name]
         for e in events:
             s = row.events[e]
-            line.append(f"{_pct(s.rate)} [{_pct(s.interval[0])}-{_pct(s.interval[1])}] ({s.rank})"
-                        + (f" S={s.score:.3f}" if s.score is not None else ""))
+            line.append(
+                f"{_pct(s.rate)} [{_pct(s.interval[0])}-{_pct(s.interval[1])}] ({s.rank})"
+                + (f" S={s.score:.3f}" if s.score is not None else "")
+            )
         if sweep:
             line.append(f"{row.mean_score:.3f}" if row.mean_score is not None else "—")
-        line += [_pct(row.overall.rate), str(row.failures["crash"]), str(row.failures["illegal"]),
-                 str(row.failures["timeout"]), _ms(row.move_seconds(0.5)), _ms(row.move_seconds(0.95))]
+        line += [
+            _pct(row.overall.rate),
+            str(row.failures["crash"]),
+            str(row.failures["illegal"]),
+            str(row.failures["timeout"]),
+            _ms(row.move_seconds(0.5)),
+            _ms(row.move_seconds(0.95)),
+        ]
         rows.append(line)
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     text = ["  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))) for r in rows]
     text.insert(1, "  ".join("-" * w for w in widths))
     games = standings.settings.get("games")
-    note = (f"Ranks: a bot is above another only if the paired test on their common games says so "
-            f"(exact McNemar, Holm-corrected, alpha {standings.settings.get('alpha', 0.05)}); equal ranks are ties.")
+    note = (
+        f"Ranks: a bot is above another only if the paired test on their common games says so "
+        f"(exact McNemar, Holm-corrected, alpha {standings.settings.get('alpha', 0.05)}); equal ranks are ties."
+    )
     if games:
         note = f"{games} games per event, the same games for every bot. " + note
     return "\n".join(text + ["", note])
@@ -587,39 +675,78 @@ def leaderboard_text(standings: Standings) -> str:
 
 def standings_json(standings: Standings) -> dict:
     """Everything as plain data (tournament.json)."""
+
     def stats(s: EventStats) -> dict:
-        return {"games": s.games, "wins": s.wins, "win_rate": s.rate, "interval": list(s.interval),
-                "rank": s.rank, "group": s.group, **({"score": s.score} if s.score is not None else {})}
+        return {
+            "games": s.games,
+            "wins": s.wins,
+            "win_rate": s.rate,
+            "interval": list(s.interval),
+            "rank": s.rank,
+            "group": s.group,
+            **({"score": s.score} if s.score is not None else {}),
+        }
 
     return {
         "settings": standings.settings,
-        "events": [{"name": e.name, "rules": e.rules.label, "run_seed": e.run_seed,
-                    **({"q": e.subtask.q, "k1": e.subtask.k1, "k2": e.subtask.k2} if e.subtask else {})}
-                   for e in standings.events],
-        "leaderboard": [{
-            "bot": row.name, "source": row.entrant.source if row.entrant.builtin else Path(row.entrant.source).name,
-            "sha256": row.entrant.sha256, "sandboxed": row.entrant.sandboxed,
-            "overall": stats(row.overall), "events": {k: stats(v) for k, v in row.events.items()},
-            "failures": row.failures, "load_failures": row.load_failures, "examples": row.examples,
-            "moves": row.moves, "move_seconds": {"median": row.move_seconds(0.5), "p95": row.move_seconds(0.95)},
-            "seconds_per_game": row.seconds_per_game,
-            **({"mean_score": row.mean_score} if row.mean_score is not None else {}),
-        } for row in standings.rows],
+        "events": [
+            {
+                "name": e.name,
+                "rules": e.rules.label,
+                "run_seed": e.run_seed,
+                **({"q": e.subtask.q, "k1": e.subtask.k1, "k2": e.subtask.k2} if e.subtask else {}),
+            }
+            for e in standings.events
+        ],
+        "leaderboard": [
+            {
+                "bot": row.name,
+                "source": row.entrant.source if row.entrant.builtin else Path(row.entrant.source).name,
+                "sha256": row.entrant.sha256,
+                "sandboxed": row.entrant.sandboxed,
+                "overall": stats(row.overall),
+                "events": {k: stats(v) for k, v in row.events.items()},
+                "failures": row.failures,
+                "load_failures": row.load_failures,
+                "examples": row.examples,
+                "moves": row.moves,
+                "move_seconds": {"median": row.move_seconds(0.5), "p95": row.move_seconds(0.95)},
+                "seconds_per_game": row.seconds_per_game,
+                **({"mean_score": row.mean_score} if row.mean_score is not None else {}),
+            }
+            for row in standings.rows
+        ],
         "pairwise": {family: [_pair_json(p) for p in pairs] for family, pairs in standings.pairs.items()},
     }
 
 
 def _pair_json(p: Pair) -> dict:
-    return {"a": p.a, "b": p.b, "games": p.games, "both_won": p.both, "a_only": p.a_only, "b_only": p.b_only,
-            "p": p.p, "p_holm": p.p_holm, "winner": p.winner}
+    return {
+        "a": p.a,
+        "b": p.b,
+        "games": p.games,
+        "both_won": p.both,
+        "a_only": p.a_only,
+        "b_only": p.b_only,
+        "p": p.p,
+        "p_holm": p.p_holm,
+        "winner": p.winner,
+    }
 
 
 def write_outputs(standings: Standings, results_dir: str | os.PathLike) -> dict[str, Path]:
     """leaderboard.csv, pairwise.csv, tournament.json and tournament.html in ``results_dir``."""
     folder = Path(results_dir)
     folder.mkdir(parents=True, exist_ok=True)
-    paths = {kind: folder / name for kind, name in (("csv", "leaderboard.csv"), ("pairwise", "pairwise.csv"),
-                                                      ("json", "tournament.json"), ("html", "tournament.html"))}
+    paths = {
+        kind: folder / name
+        for kind, name in (
+            ("csv", "leaderboard.csv"),
+            ("pairwise", "pairwise.csv"),
+            ("json", "tournament.json"),
+            ("html", "tournament.html"),
+        )
+    }
     events = [e.name for e in standings.events]
     with open(paths["csv"], "w", newline="") as handle:
         writer = csv.writer(handle)
@@ -628,31 +755,69 @@ def write_outputs(standings: Standings, results_dir: str | os.PathLike) -> dict[
             head += [f"{e} {c}" for c in ("games", "wins", "win_rate", "ci_low", "ci_high", "rank")]
             if standings.events[events.index(e)].subtask is not None:
                 head.append(f"{e} score")
-        head += ["crash", "illegal", "timeout", "too_many_moves", "load_failures", "moves",
-                 "move_ms_median", "move_ms_p95", "sandboxed", "sha256"]
+        head += [
+            "crash",
+            "illegal",
+            "timeout",
+            "too_many_moves",
+            "load_failures",
+            "moves",
+            "move_ms_median",
+            "move_ms_p95",
+            "sandboxed",
+            "sha256",
+        ]
         writer.writerow(head)
         for row in standings.rows:
             o = row.overall
-            line = [o.rank, o.group, row.name, o.games, o.wins, f"{o.rate:.6f}", f"{o.interval[0]:.6f}",
-                    f"{o.interval[1]:.6f}"]
+            line = [
+                o.rank,
+                o.group,
+                row.name,
+                o.games,
+                o.wins,
+                f"{o.rate:.6f}",
+                f"{o.interval[0]:.6f}",
+                f"{o.interval[1]:.6f}",
+            ]
             for e in events:
                 s = row.events[e]
                 line += [s.games, s.wins, f"{s.rate:.6f}", f"{s.interval[0]:.6f}", f"{s.interval[1]:.6f}", s.rank]
                 if s.score is not None:
                     line.append(f"{s.score:.6f}")
             median, p95 = row.move_seconds(0.5), row.move_seconds(0.95)
-            line += [row.failures["crash"], row.failures["illegal"], row.failures["timeout"],
-                     row.failures["too many moves"], row.load_failures, row.moves,
-                     "" if median is None else f"{1000 * median:.4g}", "" if p95 is None else f"{1000 * p95:.4g}",
-                     row.entrant.sandboxed, row.entrant.sha256]
+            line += [
+                row.failures["crash"],
+                row.failures["illegal"],
+                row.failures["timeout"],
+                row.failures["too many moves"],
+                row.load_failures,
+                row.moves,
+                "" if median is None else f"{1000 * median:.4g}",
+                "" if p95 is None else f"{1000 * p95:.4g}",
+                row.entrant.sandboxed,
+                row.entrant.sha256,
+            ]
             writer.writerow(line)
     with open(paths["pairwise"], "w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["event", "a", "b", "games", "both_won", "a_only", "b_only", "p", "p_holm", "winner"])
         for family, pairs in standings.pairs.items():
             for p in pairs:
-                writer.writerow([family, p.a, p.b, p.games, p.both, p.a_only, p.b_only, f"{p.p:.6g}",
-                                 f"{p.p_holm:.6g}", p.winner or "tie"])
+                writer.writerow(
+                    [
+                        family,
+                        p.a,
+                        p.b,
+                        p.games,
+                        p.both,
+                        p.a_only,
+                        p.b_only,
+                        f"{p.p:.6g}",
+                        f"{p.p_holm:.6g}",
+                        p.winner or "tie",
+                    ]
+                )
     paths["json"].write_text(json.dumps(standings_json(standings), indent=1) + "\n")
     from .tournament_page import render_page
 
@@ -681,31 +846,64 @@ and tournament.html (a page with its plots inside: it opens without a server or 
 def register(subparsers: Any) -> None:
     """Add the `tournament` subcommand to the `mines` command's subparsers."""
     parser = subparsers.add_parser(
-        "tournament", help="rank many bots on the same games, with paired tests",
-        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("bots", nargs="*", metavar="BOT", help="bot files or built-in names (reference, baseline, random)")
+        "tournament",
+        help="rank many bots on the same games, with paired tests",
+        description=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "bots", nargs="*", metavar="BOT", help="bot files or built-in names (reference, baseline, random)"
+    )
     parser.add_argument("--dir", metavar="FOLDER", help="add every *.py bot file of this folder")
     what = parser.add_mutually_exclusive_group()
-    what.add_argument("--preset", nargs="+", choices=list(PRESETS), default=list(PRESETS), metavar="PRESET",
-                      help="events: one or more of beginner, intermediate, expert (default: all three)")
-    what.add_argument("--sweepmine", action="store_true",
-                      help="events: the Sweepmine.TM subtasks, each scored S(P/Q) (see --subtasks)")
-    parser.add_argument("--subtasks", nargs="+", type=int, default=[1, 2, 3, 4, 5, 6], metavar="N",
-                        help="with --sweepmine: which subtasks (default 1 to 6)")
+    what.add_argument(
+        "--preset",
+        nargs="+",
+        choices=list(PRESETS),
+        default=list(PRESETS),
+        metavar="PRESET",
+        help="events: one or more of beginner, intermediate, expert (default: all three)",
+    )
+    what.add_argument(
+        "--sweepmine",
+        action="store_true",
+        help="events: the Sweepmine.TM subtasks, each scored S(P/Q) (see --subtasks)",
+    )
+    parser.add_argument(
+        "--subtasks",
+        nargs="+",
+        type=int,
+        default=[1, 2, 3, 4, 5, 6],
+        metavar="N",
+        help="with --sweepmine: which subtasks (default 1 to 6)",
+    )
     parser.add_argument("--games", type=int, default=500, help="games per event for every bot (default 500)")
-    parser.add_argument("--seed", type=int, default=0, help="tournament seed: game i of a preset uses the seed "
-                        "derived from (seed, i), as `mines arena --seed` does")
-    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
-                        help="worker processes (default: the number of cores)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="tournament seed: game i of a preset uses the seed derived from (seed, i), as `mines arena --seed` does",
+    )
+    parser.add_argument(
+        "-j", "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: the number of cores)"
+    )
     parser.add_argument("--dask", metavar="ADDRESS", help="run the units on a dask.distributed scheduler")
-    parser.add_argument("--results-dir", default="tournament-results", metavar="DIR",
-                        help="where units are saved and the reports written (default ./tournament-results)")
-    parser.add_argument("--move-timeout", type=float, default=5.0,
-                        help="time limit per move for sandboxed bots, as in `mines arena` (default 5 s); "
-                             "a move past it loses the game")
+    parser.add_argument(
+        "--results-dir",
+        default="tournament-results",
+        metavar="DIR",
+        help="where units are saved and the reports written (default ./tournament-results)",
+    )
+    parser.add_argument(
+        "--move-timeout",
+        type=float,
+        default=5.0,
+        help="time limit per move for sandboxed bots, as in `mines arena` (default 5 s); a move past it loses the game",
+    )
     parser.add_argument("--trusted", action="store_true", help="run bot files in-process, without the sandbox")
-    parser.add_argument("--chunk-size", type=int, default=50,
-                        help="games per saved unit (default 50); changing it replays everything")
+    parser.add_argument(
+        "--chunk-size", type=int, default=50, help="games per saved unit (default 50); changing it replays everything"
+    )
     parser.add_argument("--json", action="store_true", help="print tournament.json instead of the table")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(run=run)
@@ -717,10 +915,21 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         standings = run_tournament(
-            args.bots, folder=args.dir, presets=args.preset, sweepmine=args.sweepmine, subtasks=args.subtasks,
-            games=args.games, seed=args.seed, jobs=args.jobs, dask=args.dask, results_dir=args.results_dir,
-            move_timeout=args.move_timeout, trusted=args.trusted, chunk_size=args.chunk_size,
-            progress=not args.quiet)
+            args.bots,
+            folder=args.dir,
+            presets=args.preset,
+            sweepmine=args.sweepmine,
+            subtasks=args.subtasks,
+            games=args.games,
+            seed=args.seed,
+            jobs=args.jobs,
+            dask=args.dask,
+            results_dir=args.results_dir,
+            move_timeout=args.move_timeout,
+            trusted=args.trusted,
+            chunk_size=args.chunk_size,
+            progress=not args.quiet,
+        )
     except ValueError as error:
         print(f"mines tournament: {error}", file=sys.stderr)
         return 2
@@ -729,7 +938,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         s = standings.settings
         print(standings.table())
-        print(f"\nplayed {s['games_played']} game(s) in {s['play_seconds']:.1f} s, reused {s['units_reused']} "
-              f"saved unit(s); reports in {args.results_dir}/ (tournament.html, leaderboard.csv, pairwise.csv, "
-              "tournament.json)")
+        print(
+            f"\nplayed {s['games_played']} game(s) in {s['play_seconds']:.1f} s, reused {s['units_reused']} "
+            f"saved unit(s); reports in {args.results_dir}/ (tournament.html, leaderboard.csv, pairwise.csv, "
+            "tournament.json)"
+        )
     return 0

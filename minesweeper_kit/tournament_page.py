@@ -44,8 +44,10 @@ def _require_matplotlib() -> Any:
     try:
         import matplotlib
     except ModuleNotFoundError:
-        raise RuntimeError("the report pages draw their plots with matplotlib: "
-                           "pip install 'minesweeper-kit[report]' (or pip install matplotlib)") from None
+        raise RuntimeError(
+            "the report pages draw their plots with matplotlib: "
+            "pip install 'minesweeper-kit[report]' (or pip install matplotlib)"
+        ) from None
     return matplotlib
 
 
@@ -64,25 +66,31 @@ def figure_svg(fig: Any, name: str, label: str) -> str:
     with matplotlib.rc_context({"svg.fonttype": "path", "svg.hashsalt": name}):
         fig.savefig(buffer, format="svg", metadata={"Date": None})
     text = buffer.getvalue()
-    text = text[text.index("<svg"):]
+    text = text[text.index("<svg") :]
     text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)  # RDF boilerplate only
     prefix = re.sub(r"[^\w-]", "-", name)
     text = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}-{m.group(1)}"', text)
     text = re.sub(r'href="#([^"]+)"', lambda m: f'href="#{prefix}-{m.group(1)}"', text)
     text = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}-{m.group(1)})", text)
-    return text.replace("<svg ", f'<svg role="img" aria-label="{esc(label)}" class="plot" data-plot="{esc(prefix)}" ', 1)
+    return text.replace(
+        "<svg ", f'<svg role="img" aria-label="{esc(label)}" class="plot" data-plot="{esc(prefix)}" ', 1
+    )
 
 
 def html_page(title: str, body: str) -> str:
     """A complete HTML document with the shared inline style."""
-    return (f"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-            f"<title>{esc(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{esc(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
+    )
 
 
-def table(head: list[str], rows: list[list[Any]], table_id: str, text_columns: tuple[int, ...] = (0,),
-          raw: bool = False) -> str:
+def table(
+    head: list[str], rows: list[list[Any]], table_id: str, text_columns: tuple[int, ...] = (0,), raw: bool = False
+) -> str:
     """An HTML table; cells are escaped unless ``raw`` (then they are trusted HTML fragments)."""
+
     def cell(tag: str, index: int, value: Any) -> str:
         css = ' class="text"' if index in text_columns else ""
         return f"<{tag}{css}>{value if raw else esc(value)}</{tag}>"
@@ -120,8 +128,13 @@ def win_rate_figure(standings: Standings) -> Any:
         stats = [row.events[event.name] for row in standings.rows]
         colours = [_GROUP_COLOURS[(s.group - 1) % len(_GROUP_COLOURS)] for s in stats]
         # Two artists per panel (not one per bot): a class of 50 bots draws as fast as 5.
-        ax.hlines(ys, [100 * s.interval[0] for s in stats], [100 * s.interval[1] for s in stats],
-                  colors=colours, linewidth=1.5)
+        ax.hlines(
+            ys,
+            [100 * s.interval[0] for s in stats],
+            [100 * s.interval[1] for s in stats],
+            colors=colours,
+            linewidth=1.5,
+        )
         ax.scatter([100 * s.rate for s in stats], ys, c=colours, s=16, zorder=3)
         if event.subtask is not None:
             ax.axvline(event.subtask.q, color="#57606a", linestyle="--", linewidth=1)
@@ -173,12 +186,22 @@ def _leaderboard(standings: Standings) -> str:
     head = ["rank", "bot"]
     for e in standings.events:
         head += [f"{e.name}: win % (95 % CI)", "rank"] + (["S(P/Q)"] if e.subtask is not None else [])
-    head += (["mean S"] if sweep else []) + ["all events: win %", "crash", "illegal", "time-out",
-                                            "too many moves", "move p50", "move p95"]
+    head += (["mean S"] if sweep else []) + [
+        "all events: win %",
+        "crash",
+        "illegal",
+        "time-out",
+        "too many moves",
+        "move p50",
+        "move p95",
+    ]
     rows = []
     for row in standings.rows:
-        line = [str(row.overall.rank), f'<span title="SHA-256 {esc(row.entrant.sha256)}">{esc(row.name)}</span>'
-                + ("" if row.entrant.sandboxed else ' <span class="muted">(in-process)</span>')]
+        line = [
+            str(row.overall.rank),
+            f'<span title="SHA-256 {esc(row.entrant.sha256)}">{esc(row.name)}</span>'
+            + ("" if row.entrant.sandboxed else ' <span class="muted">(in-process)</span>'),
+        ]
         for e in standings.events:
             s = row.events[e.name]
             line += [f"{_pct(s.rate)} ({_pct(s.interval[0])}–{_pct(s.interval[1])})", str(s.rank)]
@@ -199,13 +222,31 @@ def _leaderboard(standings: Standings) -> str:
 def _pairwise_tables(standings: Standings) -> str:
     parts = []
     for family, pairs in standings.pairs.items():
-        rows = [[p.a, p.b, p.games, p.both, p.a_only, p.b_only, f"{p.p:.3g}", f"{p.p_holm:.3g}",
-                 p.winner or "tie"] for p in sorted(pairs, key=lambda p: p.p)]
-        parts.append(f"<details><summary>{esc(family)}: {len(pairs)} pairs, "
-                     f"{sum(p.winner is not None for p in pairs)} separated</summary>\n"
-                     + table(["A", "B", "paired games", "both won", "only A won", "only B won", "p (exact McNemar)",
-                              "p (Holm)", "better"], rows, "pairs-" + _id(family),
-                             text_columns=(0, 1, 8)) + "</details>")
+        rows = [
+            [p.a, p.b, p.games, p.both, p.a_only, p.b_only, f"{p.p:.3g}", f"{p.p_holm:.3g}", p.winner or "tie"]
+            for p in sorted(pairs, key=lambda p: p.p)
+        ]
+        parts.append(
+            f"<details><summary>{esc(family)}: {len(pairs)} pairs, "
+            f"{sum(p.winner is not None for p in pairs)} separated</summary>\n"
+            + table(
+                [
+                    "A",
+                    "B",
+                    "paired games",
+                    "both won",
+                    "only A won",
+                    "only B won",
+                    "p (exact McNemar)",
+                    "p (Holm)",
+                    "better",
+                ],
+                rows,
+                "pairs-" + _id(family),
+                text_columns=(0, 1, 8),
+            )
+            + "</details>"
+        )
     return "\n".join(parts)
 
 
@@ -214,14 +255,32 @@ def _failures(standings: Standings) -> str:
     for row in standings.rows:
         if not any(row.failures.values()):
             continue
-        examples = "".join(f"<details><summary>{esc(kind)}</summary><pre>{esc(text)}</pre></details>"
-                           for kind, text in row.examples.items())
-        rows.append([esc(row.name)] + [str(row.failures[k]) for k in ("crash", "illegal", "timeout", "too many moves")]
-                    + [str(row.load_failures), examples])
+        examples = "".join(
+            f"<details><summary>{esc(kind)}</summary><pre>{esc(text)}</pre></details>"
+            for kind, text in row.examples.items()
+        )
+        rows.append(
+            [esc(row.name)]
+            + [str(row.failures[k]) for k in ("crash", "illegal", "timeout", "too many moves")]
+            + [str(row.load_failures), examples]
+        )
     if not rows:
         return "<p>No bot crashed, answered an illegal move or ran out of time.</p>"
-    return table(["bot", "crash", "illegal", "time-out", "too many moves", "of which: could not load",
-                  "first message of each kind"], rows, "failures", text_columns=(0, 6), raw=True)
+    return table(
+        [
+            "bot",
+            "crash",
+            "illegal",
+            "time-out",
+            "too many moves",
+            "of which: could not load",
+            "first message of each kind",
+        ],
+        rows,
+        "failures",
+        text_columns=(0, 6),
+        raw=True,
+    )
 
 
 def render_page(standings: Standings) -> str:
@@ -231,45 +290,58 @@ def render_page(standings: Standings) -> str:
     s = standings.settings
     events = ", ".join(e.name for e in standings.events)
     seeds = ", ".join(f"{e.name} {e.run_seed}" for e in standings.events)
-    body = ["<h1>Bot tournament</h1>",
-            f'<p class="muted">{len(standings.rows)} bots; {esc(s.get("games", "?"))} games per event ({esc(events)}), '
-            f"the same games for every bot (run seeds: {esc(seeds)}); move time limit {esc(s.get('move_timeout', '?'))} s "
-            f"for sandboxed bots; written {esc(s.get('written', ''))}.</p>",
-            "<h2>Leaderboard</h2>",
-            "<p>A bot is ranked above another only where the paired test says so; bots with equal ranks are "
-            "tied. Per event, the ranks come from that event's games; the first column ranks on all events' "
-            "games pooled. Intervals are 95 % Wilson intervals.</p>",
-            _leaderboard(standings),
-            "<h2>Win rates</h2>",
-            '<figure id="win-rates">' + figure_svg(win_rate_figure(standings), "win-rates",
-                                                    "win rate of each bot per event with its 95% interval")
-            + "<figcaption>Each dot is a win rate, each bar its 95 % Wilson interval; colours mark the rank "
-              "groups of the event.</figcaption></figure>",
-            "<h2>Pairwise comparisons</h2>",
-            "<p>Cell (row, column): games only the row's bot won : games only the column's bot won. Green: the "
-            "row's bot is significantly better (exact McNemar test on those games, two-sided, Holm-corrected "
-            "over every pair of the panel, alpha 0.05); red: significantly worse; grey: a tie.</p>",
-            '<div class="grid">']
+    body = [
+        "<h1>Bot tournament</h1>",
+        f'<p class="muted">{len(standings.rows)} bots; {esc(s.get("games", "?"))} games per event ({esc(events)}), '
+        f"the same games for every bot (run seeds: {esc(seeds)}); move time limit {esc(s.get('move_timeout', '?'))} s "
+        f"for sandboxed bots; written {esc(s.get('written', ''))}.</p>",
+        "<h2>Leaderboard</h2>",
+        "<p>A bot is ranked above another only where the paired test says so; bots with equal ranks are "
+        "tied. Per event, the ranks come from that event's games; the first column ranks on all events' "
+        "games pooled. Intervals are 95 % Wilson intervals.</p>",
+        _leaderboard(standings),
+        "<h2>Win rates</h2>",
+        '<figure id="win-rates">'
+        + figure_svg(win_rate_figure(standings), "win-rates", "win rate of each bot per event with its 95% interval")
+        + "<figcaption>Each dot is a win rate, each bar its 95 % Wilson interval; colours mark the rank "
+        "groups of the event.</figcaption></figure>",
+        "<h2>Pairwise comparisons</h2>",
+        "<p>Cell (row, column): games only the row's bot won : games only the column's bot won. Green: the "
+        "row's bot is significantly better (exact McNemar test on those games, two-sided, Holm-corrected "
+        "over every pair of the panel, alpha 0.05); red: significantly worse; grey: a tie.</p>",
+        '<div class="grid">',
+    ]
     for family in [OVERALL] + [e.name for e in standings.events]:
         name = "pairwise-" + _id(family)
-        body.append(f'<figure id="{esc(name)}">' + figure_svg(pairwise_figure(standings, family), name,
-                                                              f"pairwise matrix, {family}")
-                    + f"<figcaption>{esc(family)}</figcaption></figure>")
-    body += ["</div>", _pairwise_tables(standings),
-             "<h2>Crashes, illegal moves and time-outs</h2>",
-             "<p>Each counts the games lost that way; a bot that cannot be loaded loses every game of its "
-             "units (the load column).</p>", _failures(standings),
-             "<h2>Time per move</h2>",
-             "<p>Wall time of each move as the tournament saw it: the bot's own work, and for sandboxed bots "
-             "the round trip to the sandbox. Medians and 95th percentiles are read from log-spaced bins "
-             "(within 6 %).</p>",
-             table(["bot", "moves", "median", "95th percentile", "mean time per game"],
-                   [[r.name, f"{r.moves:,}", _ms(r.move_seconds(0.5)), _ms(r.move_seconds(0.95)),
-                     _ms(r.seconds_per_game)] for r in standings.rows], "move-times"),
-             "<h2>How to read this</h2>",
-             "<p>Every bot plays game <i>i</i> of an event on the same board with the same mines. Two bots are "
-             "compared on the games exactly one of them won: if they were equally strong, each such game would "
-             "go either way with probability 1/2 (the exact McNemar test). With many pairs, Holm's correction "
-             "keeps the chance of any false separation under 5 %. The event's list of bots is cut into groups "
-             "only where every bot above the cut beats every bot below it.</p>"]
+        body.append(
+            f'<figure id="{esc(name)}">'
+            + figure_svg(pairwise_figure(standings, family), name, f"pairwise matrix, {family}")
+            + f"<figcaption>{esc(family)}</figcaption></figure>"
+        )
+    body += [
+        "</div>",
+        _pairwise_tables(standings),
+        "<h2>Crashes, illegal moves and time-outs</h2>",
+        "<p>Each counts the games lost that way; a bot that cannot be loaded loses every game of its "
+        "units (the load column).</p>",
+        _failures(standings),
+        "<h2>Time per move</h2>",
+        "<p>Wall time of each move as the tournament saw it: the bot's own work, and for sandboxed bots "
+        "the round trip to the sandbox. Medians and 95th percentiles are read from log-spaced bins "
+        "(within 6 %).</p>",
+        table(
+            ["bot", "moves", "median", "95th percentile", "mean time per game"],
+            [
+                [r.name, f"{r.moves:,}", _ms(r.move_seconds(0.5)), _ms(r.move_seconds(0.95)), _ms(r.seconds_per_game)]
+                for r in standings.rows
+            ],
+            "move-times",
+        ),
+        "<h2>How to read this</h2>",
+        "<p>Every bot plays game <i>i</i> of an event on the same board with the same mines. Two bots are "
+        "compared on the games exactly one of them won: if they were equally strong, each such game would "
+        "go either way with probability 1/2 (the exact McNemar test). With many pairs, Holm's correction "
+        "keeps the chance of any false separation under 5 %. The event's list of bots is cut into groups "
+        "only where every bot above the cut beats every bot below it.</p>",
+    ]
     return html_page("Bot tournament", "\n".join(body))

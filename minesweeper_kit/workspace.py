@@ -54,8 +54,10 @@ def build_workspace(folder: Path, notebooks: Path, progress: bool = True) -> Wor
     """
     folder, notebooks = Path(folder).resolve(), Path(notebooks).resolve()
     if folder == notebooks:
-        raise ValueError(f"the workspace cannot be the source notebooks' folder {notebooks}: "
-                         "students must not work in the versions that hold the solutions")
+        raise ValueError(
+            f"the workspace cannot be the source notebooks' folder {notebooks}: "
+            "students must not work in the versions that hold the solutions"
+        )
     if notebooks in folder.parents:
         raise ValueError(f"the workspace {folder} cannot sit inside the source notebooks' folder")
     steps = step_notebooks()
@@ -67,8 +69,11 @@ def build_workspace(folder: Path, notebooks: Path, progress: bool = True) -> Wor
 
         folder.mkdir(parents=True, exist_ok=True)
         if progress:
-            print(f"building the student version of {', '.join(steps[s] for s in missing)} into {folder} "
-                  "(nbgrader, a few seconds per notebook; notebooks already there are kept)", flush=True)
+            print(
+                f"building the student version of {', '.join(steps[s] for s in missing)} into {folder} "
+                "(nbgrader, a few seconds per notebook; notebooks already there are kept)",
+                flush=True,
+            )
         with tempfile.TemporaryDirectory(prefix="mines-workspace-") as scratch:
             built = release(Path(scratch) / "release", notebooks, missing, progress=progress)
             for step in missing:

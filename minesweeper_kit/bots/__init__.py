@@ -35,8 +35,22 @@ from .solver import ReferenceSolver, analyse
 from .view import FLAG, UNKNOWN, Action, Bot, Move, View
 
 __all__ = [
-    "FLAG", "UNKNOWN", "Action", "Bot", "Move", "View",
-    "RubyBot", "SweepmineBot", "read_sweepmine_position", "sweepmine_function", "to_ruby_state",
-    "to_sweepmine", "view_from_sweepmine",
-    "BaselineBot", "HumanBot", "RandomBot", "ReferenceSolver", "analyse",
+    "FLAG",
+    "UNKNOWN",
+    "Action",
+    "Bot",
+    "Move",
+    "View",
+    "RubyBot",
+    "SweepmineBot",
+    "read_sweepmine_position",
+    "sweepmine_function",
+    "to_ruby_state",
+    "to_sweepmine",
+    "view_from_sweepmine",
+    "BaselineBot",
+    "HumanBot",
+    "RandomBot",
+    "ReferenceSolver",
+    "analyse",
 ]

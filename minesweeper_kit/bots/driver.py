@@ -57,7 +57,7 @@ def answer(bot: Any, view_data: dict) -> list:
     return move.to_json()
 
 
-DRIVER_SOURCE = '''
+DRIVER_SOURCE = """
 
 # ---- arena driver (added by minesweeper_kit.arena; not part of the bot) ----
 def __arena_new_game__():
@@ -74,4 +74,4 @@ def __arena_new_game__():
 def __arena_next_move__(view):
     from minesweeper_kit.bots.driver import answer
     return answer(__arena_bot__, view)
-'''
+"""

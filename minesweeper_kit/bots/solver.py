@@ -155,16 +155,16 @@ class ReferenceSolver:
         ranked = sorted(prob, key=lambda i: (round(prob[i], 9), covered_nbrs[i], i))
         best = prob[ranked[0]]
         candidates = [i for i in ranked if prob[i] <= best + PROGRESS_SLACK][:PROGRESS_CANDIDATES]
-        if (not self.progress or not analysis.exact or analysis.weight == 0 or len(candidates) < 2
-                or view.charged):
+        if not self.progress or not analysis.exact or analysis.weight == 0 or len(candidates) < 2 or view.charged:
             return ranked[0]
         scores = {i: progress_score(view, grid, self._known_mines, i, analysis.weight) for i in candidates}
         return max(candidates, key=lambda i: (scores[i], -prob[i], -covered_nbrs[i], -i))
 
 
 # ---------------------------------------------------------------------- inference
-def analyse(view: View, grid: list[int] | None = None, known_mines: Iterable[int] = (),
-            enumerate_frontier: bool = True) -> Analysis:
+def analyse(
+    view: View, grid: list[int] | None = None, known_mines: Iterable[int] = (), enumerate_frontier: bool = True
+) -> Analysis:
     """Exact inference on a position: certainly safe cells, certain mines, P(mine) of the rest.
 
     With `enumerate_frontier` false it stops after propagation (one number at a time), leaves

@@ -49,27 +49,49 @@ def game_from_dict(data: dict[str, Any]) -> Game:
         raise ValueError(f"not a saved game: the 'format' field must be {FORMAT!r}")
     try:
         shape = tuple(data["shape"])
-        geometry_game = Game(shape, torus=data["torus"], reveal=data["reveal"], first_move=data["first_move"],
-                             mine_count=0, seed=data["seed"])
+        geometry_game = Game(
+            shape,
+            torus=data["torus"],
+            reveal=data["reveal"],
+            first_move=data["first_move"],
+            mine_count=0,
+            seed=data["seed"],
+        )
         charges = np.ones(geometry_game.size, dtype=np.int64)
         for *coord, value in data["charges"]:
             charges[geometry_game.geometry.flat(geometry_game.geometry.check(coord))] = value
         if data["mines"] is None:
-            game = Game(shape, torus=data["torus"], reveal=data["reveal"], first_move=data["first_move"],
-                        mine_count=data["mine_count"], seed=data["seed"])
+            game = Game(
+                shape,
+                torus=data["torus"],
+                reveal=data["reveal"],
+                first_move=data["first_move"],
+                mine_count=data["mine_count"],
+                seed=data["seed"],
+            )
             if np.any(charges != 1):
                 game._charges = charges.astype(np.int8)
             return game
         mines = np.zeros(geometry_game.size, dtype=bool)
         revealed = np.zeros(geometry_game.size, dtype=bool)
         marks = np.zeros(geometry_game.size, dtype=np.uint8)
-        for name, target, value in (("mines", mines, True), ("revealed", revealed, True),
-                                    ("flags", marks, Mark.FLAG), ("questions", marks, Mark.QUESTION)):
+        for name, target, value in (
+            ("mines", mines, True),
+            ("revealed", revealed, True),
+            ("flags", marks, Mark.FLAG),
+            ("questions", marks, Mark.QUESTION),
+        ):
             for coord in data[name]:
                 target[geometry_game.geometry.flat(geometry_game.geometry.check(coord))] = value
-        game = Game.from_arrays(mines.reshape(shape), revealed=revealed.reshape(shape), marks=marks.reshape(shape),
-                                charges=charges.reshape(shape), state=data["state"], torus=data["torus"],
-                                reveal=data["reveal"])
+        game = Game.from_arrays(
+            mines.reshape(shape),
+            revealed=revealed.reshape(shape),
+            marks=marks.reshape(shape),
+            charges=charges.reshape(shape),
+            state=data["state"],
+            torus=data["torus"],
+            reveal=data["reveal"],
+        )
         game.first_move = data["first_move"]
         game.seed = data["seed"]
         game.exploded = tuple(data["exploded"]) if data["exploded"] is not None else None

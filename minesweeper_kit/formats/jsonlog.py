@@ -65,15 +65,23 @@ def record(game: Game, **extra: Any) -> str:
         raise ValueError("the game has no mines yet: record it after the first dig")
     charges = game.charges.ravel()
     header = {
-        "format": FORMAT, "version": VERSION, "shape": list(game.shape), "torus": game.torus,
-        "reveal": game.reveal, "first_move": game.first_move, "seed": game.seed,
+        "format": FORMAT,
+        "version": VERSION,
+        "shape": list(game.shape),
+        "torus": game.torus,
+        "reveal": game.reveal,
+        "first_move": game.first_move,
+        "seed": game.seed,
         "mines": [list(c) for c in game.geometry.unflat_many(np.flatnonzero(game.mines.ravel()))],
         "charges": [[*game.geometry.unflat(int(i)), int(charges[i])] for i in np.flatnonzero(charges != 1)],
-        "result": game.state, **extra,
+        "result": game.state,
+        **extra,
     }
     lines = [json.dumps(header)]
     for number, action in enumerate(game.history, start=1):
-        lines.append(json.dumps({"move": number, "action": action.kind, "at": list(action.at), "result": action.result}))
+        lines.append(
+            json.dumps({"move": number, "action": action.kind, "at": list(action.at), "result": action.result})
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -127,9 +127,19 @@ def log_from_game(game: Game, *, random_charges: bool | None = None) -> Sweepmin
         moves.append((DIG if action.kind == "dig" else TOGGLE_FLAG, action.at[0] + 1, action.at[1] + 1))
     result = {"victory": "WIN", "defeat": "DIE"}.get(game.state)
     rows, cols = game.shape
-    return SweepmineLog(rows, cols, game.mine_count, game.torus,
-                        game.charged if random_charges is None else random_charges, False,
-                        grid, game.charges.tolist(), moves, [], result)
+    return SweepmineLog(
+        rows,
+        cols,
+        game.mine_count,
+        game.torus,
+        game.charged if random_charges is None else random_charges,
+        False,
+        grid,
+        game.charges.tolist(),
+        moves,
+        [],
+        result,
+    )
 
 
 @dataclass

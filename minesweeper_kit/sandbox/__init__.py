@@ -12,18 +12,31 @@ Used by the autograder (student submissions) and the arena (bot files); it impor
 
 from .isolation import IsolationStatus, IsolationUnavailable, status
 from .parent import (
-                     ChildDied,
-                     Handle,
-                     Limits,
-                     LoadError,
-                     ResultError,
-                     Sandbox,
-                     SandboxError,
-                     StudentError,
-                     TimeLimitExceeded,
+    ChildDied,
+    Handle,
+    Limits,
+    LoadError,
+    ResultError,
+    Sandbox,
+    SandboxError,
+    StudentError,
+    TimeLimitExceeded,
 )
 from .policy import DEFAULT_DENIED, ImportPolicy
 
-__all__ = ["Sandbox", "Limits", "ImportPolicy", "Handle", "DEFAULT_DENIED", "SandboxError",
-           "StudentError", "LoadError", "TimeLimitExceeded", "ChildDied", "ResultError",
-           "IsolationStatus", "IsolationUnavailable", "status"]
+__all__ = [
+    "Sandbox",
+    "Limits",
+    "ImportPolicy",
+    "Handle",
+    "DEFAULT_DENIED",
+    "SandboxError",
+    "StudentError",
+    "LoadError",
+    "TimeLimitExceeded",
+    "ChildDied",
+    "ResultError",
+    "IsolationStatus",
+    "IsolationUnavailable",
+    "status",
+]

@@ -15,17 +15,24 @@ from pathlib import Path
 __all__ = ["BOT_MODULES", "build_bot_kit"]
 
 #: Module files (relative to the kit's package folder) a bot may use.
-BOT_MODULES = ("game.py", "geometry.py", "presets.py", "bots/view.py", "bots/driver.py",
-               "bots/adapters.py", "formats/sweepmine.py")
+BOT_MODULES = (
+    "game.py",
+    "geometry.py",
+    "presets.py",
+    "bots/view.py",
+    "bots/driver.py",
+    "bots/adapters.py",
+    "formats/sweepmine.py",
+)
 
 _INITS = {
     "__init__.py": '"""The parts of the minesweeper kit a sandboxed bot may use."""\n'
-                   "from .game import Action, Face, Game, Mark\nfrom .geometry import Geometry\n"
-                   "from .presets import PRESETS, Preset\n",
+    "from .game import Action, Face, Game, Mark\nfrom .geometry import Geometry\n"
+    "from .presets import PRESETS, Preset\n",
     "bots/__init__.py": '"""The bot protocol: View, Move and the adapters for the contests\' bot shapes."""\n'
-                        "from .view import FLAG, UNKNOWN, Action, Bot, Move, View\n"
-                        "from .adapters import RubyBot, SweepmineBot, sweepmine_function, to_ruby_state, "
-                        "to_sweepmine, view_from_sweepmine\n",
+    "from .view import FLAG, UNKNOWN, Action, Bot, Move, View\n"
+    "from .adapters import RubyBot, SweepmineBot, sweepmine_function, to_ruby_state, "
+    "to_sweepmine, view_from_sweepmine\n",
     "formats/__init__.py": '"""Only the Sweepmine format, which the bot adapters read."""\n',
 }
 

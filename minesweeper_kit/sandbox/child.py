@@ -119,6 +119,7 @@ class MemoryStream(CappedStream):
 
 def set_limits(limits):
     """Lower every limit to the configured value (soft and hard, so it cannot be raised)."""
+
     def lower(which, value):
         _soft, hard = resource.getrlimit(which)
         if hard != resource.RLIM_INFINITY:
@@ -181,7 +182,8 @@ class Guard:
         if event == "open":
             path, mode, flags = (list(args) + [None, None, None])[:3]
             writing = (_isinstance(mode, str) and any(c in mode for c in "wax+")) or (
-                _isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND))
+                _isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND)
+            )
             if writing and _isinstance(path, (str, bytes)):
                 real = os.path.realpath(os.fsdecode(path))
                 if not any(real == root or real.startswith(root + "/") for root in self.WRITABLE):
@@ -358,10 +360,16 @@ class Runner:
         return None
 
     def serve(self):
-        operations = {"load": self.op_load, "call": self.op_call, "get_attr": self.op_get_attr,
-                      "fetch": self.op_fetch,
-                      "set_attr": self.op_set_attr, "has": self.op_has, "release": self.op_release,
-                      "put_file": self.op_put_file}
+        operations = {
+            "load": self.op_load,
+            "call": self.op_call,
+            "get_attr": self.op_get_attr,
+            "fetch": self.op_fetch,
+            "set_attr": self.op_set_attr,
+            "has": self.op_has,
+            "release": self.op_release,
+            "put_file": self.op_put_file,
+        }
         while True:
             try:
                 request = self.channel.receive()
@@ -397,8 +405,7 @@ class Runner:
             try:
                 self.reply(reply)
             except BaseException as error:  # noqa: BLE001
-                self.reply({"ok": False, "error": {"type": "ResultError", "where": [],
-                            "message": _str(error)[:500]}})
+                self.reply({"ok": False, "error": {"type": "ResultError", "where": [], "message": _str(error)[:500]}})
 
     def reply(self, reply):
         if _type(reply) is _RawReply:

@@ -34,11 +34,21 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["IsolationUnavailable", "IsolationStatus", "status", "require", "bwrap_command",
-           "UidLease", "MemoryCgroup", "WORKDIR", "RUNTIME", "ISOLATION_CHOICES"]
+__all__ = [
+    "IsolationUnavailable",
+    "IsolationStatus",
+    "status",
+    "require",
+    "bwrap_command",
+    "UidLease",
+    "MemoryCgroup",
+    "WORKDIR",
+    "RUNTIME",
+    "ISOLATION_CHOICES",
+]
 
-WORKDIR = "/sandbox/work"       #: the child's working folder and HOME (private tmpfs)
-RUNTIME = "/sandbox/runtime"    #: the child's own code, read-only
+WORKDIR = "/sandbox/work"  #: the child's working folder and HOME (private tmpfs)
+RUNTIME = "/sandbox/runtime"  #: the child's own code, read-only
 ISOLATION_CHOICES = ("bwrap", "none")
 #: Host user ids handed to sandboxes when grading as root: far above any account's.
 UID_BASE, UID_SLOTS = 1_900_000_000, 4096
@@ -53,8 +63,8 @@ class IsolationStatus:
     """What isolation this machine gives a sandboxed child, and why."""
 
     available: bool
-    mode: str                      #: "bwrap as root", "bwrap in a user namespace" or "none"
-    reason: str                    #: one sentence: why this mode (or why none)
+    mode: str  #: "bwrap as root", "bwrap in a user namespace" or "none"
+    reason: str  #: one sentence: why this mode (or why none)
     bwrap: str | None = None
     version: str | None = None
     holds: list[str] = field(default_factory=list)
@@ -81,11 +91,15 @@ _HOLDS_COMMON = [
 
 def _fix_hint() -> str:
     if sys.platform == "darwin":
-        return ("macOS has no bubblewrap: grade untrusted code in a Linux container or VM "
-                "(the Gradescope export does), or pass --isolation none for trusted code only")
-    return ("install Debian's bubblewrap (as root: apt-get install bubblewrap) and allow user "
-            "namespaces (sysctl kernel.unprivileged_userns_clone=1 where that switch exists), or "
-            "grade as root; pass --isolation none only for code you trust")
+        return (
+            "macOS has no bubblewrap: grade untrusted code in a Linux container or VM "
+            "(the Gradescope export does), or pass --isolation none for trusted code only"
+        )
+    return (
+        "install Debian's bubblewrap (as root: apt-get install bubblewrap) and allow user "
+        "namespaces (sysctl kernel.unprivileged_userns_clone=1 where that switch exists), or "
+        "grade as root; pass --isolation none only for code you trust"
+    )
 
 
 @functools.lru_cache(maxsize=1)
@@ -97,46 +111,75 @@ def status() -> IsolationStatus:
     if bwrap is None:
         return IsolationStatus(False, "none", f"bubblewrap (bwrap) is not installed; {_fix_hint()}")
     try:
-        version = subprocess.run([bwrap, "--version"], capture_output=True, text=True,
-                                 timeout=30).stdout.strip() or None
+        version = (
+            subprocess.run([bwrap, "--version"], capture_output=True, text=True, timeout=30).stdout.strip() or None
+        )
     except (OSError, subprocess.TimeoutExpired):
         version = None
     root = os.geteuid() == 0
-    command = bwrap_command(bwrap, [sys.executable, "-I", "-S", "-c", "pass"], uid=_probe_uid() if root else None,
-                            runtime=None, tmp_mb=1, work_mb=1, hide=())
+    command = bwrap_command(
+        bwrap,
+        [sys.executable, "-I", "-S", "-c", "pass"],
+        uid=_probe_uid() if root else None,
+        runtime=None,
+        tmp_mb=1,
+        work_mb=1,
+        hide=(),
+    )
     try:
-        probe = subprocess.run(command, capture_output=True, text=True, timeout=60,
-                               stdin=subprocess.DEVNULL)
+        probe = subprocess.run(command, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as error:
-        return IsolationStatus(False, "none", f"bubblewrap could not start a sandbox ({error}); {_fix_hint()}",
-                               bwrap, version)
+        return IsolationStatus(
+            False, "none", f"bubblewrap could not start a sandbox ({error}); {_fix_hint()}", bwrap, version
+        )
     if probe.returncode != 0:
         detail = (probe.stderr or probe.stdout).strip().splitlines()
         why = detail[-1] if detail else f"exit code {probe.returncode}"
-        return IsolationStatus(False, "none", f"bubblewrap could not start a sandbox here ({why}); {_fix_hint()}",
-                               bwrap, version)
+        return IsolationStatus(
+            False, "none", f"bubblewrap could not start a sandbox here ({why}); {_fix_hint()}", bwrap, version
+        )
     if root:
         memory = MemoryCgroup.base()
-        holds = _HOLDS_COMMON + ["an unprivileged host user id of its own per sandbox, no capabilities, "
-                                 "no_new_privs; the process-count limit counts that sandbox alone"]
+        holds = _HOLDS_COMMON + [
+            "an unprivileged host user id of its own per sandbox, no capabilities, "
+            "no_new_privs; the process-count limit counts that sandbox alone"
+        ]
         gaps = []
         if memory is not None:
             holds.append(f"a memory limit for the sandbox as a whole (cgroup v1 memory controller, {memory})")
         else:
-            gaps.append("no cgroup memory controller to write here: memory is limited per process "
-                        "(address space) times the process-count limit")
+            gaps.append(
+                "no cgroup memory controller to write here: memory is limited per process "
+                "(address space) times the process-count limit"
+            )
         return IsolationStatus(
-            True, "bwrap as root", "the grader runs as root: bubblewrap sets up the namespaces and the "
-            "child switches to a host user id no other sandbox or account uses", bwrap, version, holds, gaps)
+            True,
+            "bwrap as root",
+            "the grader runs as root: bubblewrap sets up the namespaces and the "
+            "child switches to a host user id no other sandbox or account uses",
+            bwrap,
+            version,
+            holds,
+            gaps,
+        )
     return IsolationStatus(
-        True, "bwrap in a user namespace", "the grader runs as an ordinary user and the kernel allows "
-        "unprivileged user namespaces", bwrap, version,
-        _HOLDS_COMMON + ["a user namespace of its own (nested ones disabled), no capabilities outside "
-                         "it; the process-count limit is counted per user namespace"],
-        ["the child's host user id is the grader's (inside its own namespaces it reaches nothing "
-         "the grader owns except the read-only views above)",
-         "memory is limited per process (address space) times the process-count limit, not by a "
-         "cgroup for the sandbox as a whole"])
+        True,
+        "bwrap in a user namespace",
+        "the grader runs as an ordinary user and the kernel allows unprivileged user namespaces",
+        bwrap,
+        version,
+        _HOLDS_COMMON
+        + [
+            "a user namespace of its own (nested ones disabled), no capabilities outside "
+            "it; the process-count limit is counted per user namespace"
+        ],
+        [
+            "the child's host user id is the grader's (inside its own namespaces it reaches nothing "
+            "the grader owns except the read-only views above)",
+            "memory is limited per process (address space) times the process-count limit, not by a "
+            "cgroup for the sandbox as a whole",
+        ],
+    )
 
 
 def require(isolation: str) -> IsolationStatus:
@@ -144,13 +187,19 @@ def require(isolation: str) -> IsolationStatus:
     if isolation not in ISOLATION_CHOICES:
         raise ValueError(f"isolation must be one of {', '.join(ISOLATION_CHOICES)}, got {isolation!r}")
     if isolation == "none":
-        return IsolationStatus(False, "none", "--isolation none was given: untrusted code runs "
-                               "with the grader's own rights", gaps=["no isolation at all"])
+        return IsolationStatus(
+            False,
+            "none",
+            "--isolation none was given: untrusted code runs with the grader's own rights",
+            gaps=["no isolation at all"],
+        )
     found = status()
     if not found.available:
         raise IsolationUnavailable(
-            "refusing to run untrusted code without isolation: " + found.reason
-            + ". Run `autograder doctor` for details.")
+            "refusing to run untrusted code without isolation: "
+            + found.reason
+            + ". Run `autograder doctor` for details."
+        )
     return found
 
 
@@ -166,8 +215,7 @@ def _ancestors(path: str) -> list[str]:
 
 def _python_roots() -> list[str]:
     """Folders holding the Python installation this process runs (venv and base)."""
-    roots = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
-                                           sys.base_exec_prefix)}
+    roots = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
     # A virtual environment's python is a symlink; its target must be there too.
     executable = os.path.realpath(sys.executable)
     if not any(executable.startswith(r.rstrip("/") + "/") for r in roots):
@@ -189,17 +237,35 @@ def _masked_packages() -> list[str]:
     return sorted(set(found))
 
 
-def bwrap_command(bwrap: str, argv: list[str], *, uid: int | None, runtime: str | None,
-                  tmp_mb: int, work_mb: int, hide: tuple[str, ...] | list[str] = (),
-                  env: dict[str, str] | None = None) -> list[str]:
+def bwrap_command(
+    bwrap: str,
+    argv: list[str],
+    *,
+    uid: int | None,
+    runtime: str | None,
+    tmp_mb: int,
+    work_mb: int,
+    hide: tuple[str, ...] | list[str] = (),
+    env: dict[str, str] | None = None,
+) -> list[str]:
     """The full ``bwrap ... -- argv`` command for one child.
 
     ``uid`` is the host user id to switch to (grading as root) or None (user namespace).
     ``runtime`` is a folder bound read-only at :data:`RUNTIME`. ``hide`` lists paths covered
     by an empty tmpfs even if they fall inside a shown folder.
     """
-    command = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc",
-               "--unshare-uts", "--unshare-net", "--unshare-cgroup-try", "--hostname", "sandbox"]
+    command = [
+        bwrap,
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-net",
+        "--unshare-cgroup-try",
+        "--hostname",
+        "sandbox",
+    ]
     if uid is None:
         command += ["--unshare-user", "--disable-userns"]
     made: set[str] = set()
@@ -241,8 +307,16 @@ def bwrap_command(bwrap: str, argv: list[str], *, uid: int | None, runtime: str 
         if not any(real.startswith(s + "/") for s in shown):
             parents(real)
             command += ["--ro-bind", real, real]
-        argv = [real, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs",
-                "--inh-caps=-all", "--bounding-set=-all", "--"] + list(argv)
+        argv = [
+            real,
+            f"--reuid={uid}",
+            f"--regid={uid}",
+            "--clear-groups",
+            "--no-new-privs",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            "--",
+        ] + list(argv)
         command += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
     for path in sorted(set(_masked_packages()) | {os.path.realpath(p) for p in hide}):
         if any(path == s or path.startswith(s + "/") for s in shown):
@@ -277,8 +351,10 @@ def _lease_folder() -> Path:
         info = os.lstat(folder)
         if stat.S_ISDIR(info.st_mode) and info.st_uid == 0 and not info.st_mode & 0o022:
             return folder
-    raise IsolationUnavailable("no safe folder for the sandboxes' user-id locks (/run or the temp "
-                               "folder is writable by others and holds a foreign entry)")
+    raise IsolationUnavailable(
+        "no safe folder for the sandboxes' user-id locks (/run or the temp "
+        "folder is writable by others and holds a foreign entry)"
+    )
 
 
 class UidLease:

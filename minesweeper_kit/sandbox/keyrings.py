@@ -17,8 +17,16 @@ import platform
 
 # keyctl(2) has no wrapper in the C library (libkeyutils provides one, but is seldom installed),
 # so it is called by number. The asm-generic table serves arm64, riscv64 and loongarch64.
-_KEYCTL_NUMBERS = {"x86_64": 250, "amd64": 250, "i386": 288, "i686": 288,
-                   "aarch64": 219, "arm64": 219, "riscv64": 219, "loongarch64": 219}
+_KEYCTL_NUMBERS = {
+    "x86_64": 250,
+    "amd64": 250,
+    "i386": 288,
+    "i686": 288,
+    "aarch64": 219,
+    "arm64": 219,
+    "riscv64": 219,
+    "loongarch64": 219,
+}
 _JOIN_SESSION_KEYRING = 1
 _CLEAR = 7
 _USER_KEYRING = -4
@@ -50,8 +58,7 @@ def join_new_session_keyring() -> None:
     if result == -errno.ENOSYS:
         return
     if result < 0:
-        raise OSError(-result, "could not give the sandbox a session keyring of its own: "
-                      + os.strerror(-result))
+        raise OSError(-result, "could not give the sandbox a session keyring of its own: " + os.strerror(-result))
 
 
 def clear_user_keyrings() -> list[str]:

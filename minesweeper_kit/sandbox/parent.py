@@ -47,8 +47,17 @@ from . import keyrings, protocol
 from .policy import DEFAULT_DENIED, ImportPolicy
 
 __all__ = [
-    "Limits", "ImportPolicy", "Sandbox", "Handle", "SandboxError", "StudentError",
-    "LoadError", "TimeLimitExceeded", "ChildDied", "ResultError", "DEFAULT_DENIED",
+    "Limits",
+    "ImportPolicy",
+    "Sandbox",
+    "Handle",
+    "SandboxError",
+    "StudentError",
+    "LoadError",
+    "TimeLimitExceeded",
+    "ChildDied",
+    "ResultError",
+    "DEFAULT_DENIED",
 ]
 
 _RUNTIME_FILES = ("child.py", "protocol.py", "policy.py", "keyrings.py")
@@ -62,15 +71,15 @@ _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 class Limits:
     """Resource limits of one sandboxed child process."""
 
-    memory_mb: int = 1024          #: RLIMIT_AS: address space
-    cpu_seconds: int = 120         #: RLIMIT_CPU: CPU time of the whole child
-    file_size_mb: int = 16         #: RLIMIT_FSIZE: largest file it may write
-    processes: int = 16            #: RLIMIT_NPROC: processes and threads of the sandbox
-    open_files: int = 64           #: RLIMIT_NOFILE
-    output_bytes: int = 64_000     #: student stdout/stderr kept; the rest is dropped
+    memory_mb: int = 1024  #: RLIMIT_AS: address space
+    cpu_seconds: int = 120  #: RLIMIT_CPU: CPU time of the whole child
+    file_size_mb: int = 16  #: RLIMIT_FSIZE: largest file it may write
+    processes: int = 16  #: RLIMIT_NPROC: processes and threads of the sandbox
+    open_files: int = 64  #: RLIMIT_NOFILE
+    output_bytes: int = 64_000  #: student stdout/stderr kept; the rest is dropped
     message_bytes: int = 8 * 1024 * 1024  #: largest answer accepted from the child
     recursion_limit: int = 10_000  #: sys.setrecursionlimit in the child
-    disk_mb: int = 64              #: size of each private tmpfs (working folder, /tmp)
+    disk_mb: int = 64  #: size of each private tmpfs (working folder, /tmp)
 
     def __post_init__(self) -> None:
         for name, value in asdict(self).items():
@@ -149,8 +158,7 @@ def _describe_exit(code: int | None) -> str:
         }
         hint = hints.get(name, "killed by a signal")
         return f"the process running the submission died ({name}: {hint})"
-    return (f"the process running the submission exited with code {code} "
-            "(os._exit or a fatal error in the submission)")
+    return f"the process running the submission exited with code {code} (os._exit or a fatal error in the submission)"
 
 
 def _runtime_folder(kit: bool) -> str:
@@ -200,12 +208,23 @@ class Sandbox:
     Every ``timeout`` is in CPU seconds of the child.
     """
 
-    def __init__(self, source: str | Path, *, limits: Limits | None = None,
-                 import_policy: ImportPolicy | None = None, filename: str = "submission.py",
-                 module_name: str = "submission", hide: Iterable[str | Path] = (),
-                 load_timeout: float = 30.0, isolation: str = "bwrap", audit: bool = True,
-                 bot_kit: bool = False, wall_factor: float = 10.0, wall_slack: float = 10.0,
-                 idle_seconds: float = 5.0):
+    def __init__(
+        self,
+        source: str | Path,
+        *,
+        limits: Limits | None = None,
+        import_policy: ImportPolicy | None = None,
+        filename: str = "submission.py",
+        module_name: str = "submission",
+        hide: Iterable[str | Path] = (),
+        load_timeout: float = 30.0,
+        isolation: str = "bwrap",
+        audit: bool = True,
+        bot_kit: bool = False,
+        wall_factor: float = 10.0,
+        wall_slack: float = 10.0,
+        idle_seconds: float = 5.0,
+    ):
         if isinstance(source, Path):
             source = source.read_text(encoding="utf-8")
         if not isinstance(source, str):
@@ -237,8 +256,8 @@ class Sandbox:
         self._stdout_parts: list[str] = []
         self._stderr_parts: list[str] = []
         self._files: dict[str, bytes] = {}
-        self._cpu_before = 0.0      # CPU seconds of earlier (killed) children
-        self._cpu_last = 0.0        # last reading of the current child
+        self._cpu_before = 0.0  # CPU seconds of earlier (killed) children
+        self._cpu_last = 0.0  # last reading of the current child
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> Sandbox:
@@ -266,15 +285,19 @@ class Sandbox:
             raise LoadError("ImportError", refused[0], [])
         try:
             self._spawn()
-            answer = self._request({"op": "load", "source": self.source, "filename": self.filename,
-                                    "module": self.module_name}, timeout=self.load_timeout, raw=True)
+            answer = self._request(
+                {"op": "load", "source": self.source, "filename": self.filename, "module": self.module_name},
+                timeout=self.load_timeout,
+                raw=True,
+            )
         except StudentError as error:
             self.kill()
             raise LoadError(error.type_name, error.message, error.where) from None
         except TimeLimitExceeded as error:
             self.kill()
-            raise TimeLimitExceeded(f"time limit exceeded while loading the submission ({error})",
-                                    error.kind, error.limit) from None
+            raise TimeLimitExceeded(
+                f"time limit exceeded while loading the submission ({error})", error.kind, error.limit
+            ) from None
         except SandboxError as error:
             self.kill()
             raise LoadError("Error", str(error), []) from None
@@ -341,8 +364,15 @@ class Sandbox:
         return "".join(self._stdout_parts)[-cap:], "".join(self._stderr_parts)[-cap:]
 
     # ------------------------------------------------------------------ calls
-    def call(self, name: str, *args: Any, timeout: float | None = None,
-             capture_stdout: bool = False, keep: bool = False, **kwargs: Any) -> Any:
+    def call(
+        self,
+        name: str,
+        *args: Any,
+        timeout: float | None = None,
+        capture_stdout: bool = False,
+        keep: bool = False,
+        **kwargs: Any,
+    ) -> Any:
         """Call the submission's top-level ``name`` with plain-data arguments.
 
         ``keep=True`` leaves even a plain result in the child and returns its :class:`Handle`,
@@ -361,14 +391,27 @@ class Sandbox:
             raise ValueError(f"file name must be a plain name, got {name!r}")
         self._files[name] = data.encode("utf-8") if isinstance(data, str) else bytes(data)
         if self.alive:
-            self._call({"op": "put_file", "name": name,
-                        "data": base64.b64encode(self._files[name]).decode("ascii")}, (), {}, 30.0, False)
+            self._call(
+                {"op": "put_file", "name": name, "data": base64.b64encode(self._files[name]).decode("ascii")},
+                (),
+                {},
+                30.0,
+                False,
+            )
 
-    def call_method(self, handle: Handle, name: str, *args: Any, timeout: float | None = None,
-                    capture_stdout: bool = False, **kwargs: Any) -> Any:
+    def call_method(
+        self,
+        handle: Handle,
+        name: str,
+        *args: Any,
+        timeout: float | None = None,
+        capture_stdout: bool = False,
+        **kwargs: Any,
+    ) -> Any:
         """Call method ``name`` of an object behind ``handle``."""
-        return self._call({"op": "call", "name": name, "handle": self._check(handle).id},
-                          args, kwargs, timeout, capture_stdout)
+        return self._call(
+            {"op": "call", "name": name, "handle": self._check(handle).id}, args, kwargs, timeout, capture_stdout
+        )
 
     def call_captured(self, name: str, *args: Any, timeout: float | None = None) -> tuple[Any, str]:
         """Call ``name`` and return ``(result, what it printed during the call)``."""
@@ -384,8 +427,7 @@ class Sandbox:
 
     def set_attr(self, target: Handle, name: str, value: Any, *, timeout: float | None = None) -> None:
         """Set attribute ``name`` of the object behind ``target`` to plain data."""
-        request = {"op": "set_attr", "name": name, "handle": self._check(target).id,
-                   "value": self._encode(value)}
+        request = {"op": "set_attr", "name": name, "handle": self._check(target).id, "value": self._encode(value)}
         self._call(request, (), {}, timeout, False)
 
     def has(self, name: str, *, timeout: float | None = None) -> bool:
@@ -419,8 +461,15 @@ class Sandbox:
             return float(value)
         raise ValueError(f"only plain data can be sent to the sandbox, not {type(value).__name__}")
 
-    def _call(self, request: dict[str, Any], args: tuple, kwargs: dict, timeout: float | None,
-              capture: bool, full: bool = False) -> Any:
+    def _call(
+        self,
+        request: dict[str, Any],
+        args: tuple,
+        kwargs: dict,
+        timeout: float | None,
+        capture: bool,
+        full: bool = False,
+    ) -> Any:
         if not self.alive:
             self.restart()
         request = dict(request)
@@ -434,9 +483,17 @@ class Sandbox:
         return reply if full else reply.get("value")
 
     def _environment(self) -> dict[str, str]:
-        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": isolation_module.WORKDIR,
-               "TMPDIR": "/tmp", "PYTHONIOENCODING": "utf-8", "OMP_NUM_THREADS": "1",
-               "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            "HOME": isolation_module.WORKDIR,
+            "TMPDIR": "/tmp",
+            "PYTHONIOENCODING": "utf-8",
+            "OMP_NUM_THREADS": "1",
+            "OPENBLAS_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1",
+            "PYTHONHASHSEED": "0",
+        }
         if os.environ.get(TAG_VARIABLE):  # lets a test run tell its own sandboxes from others'
             env[TAG_VARIABLE] = os.environ[TAG_VARIABLE][:64]
         return env
@@ -463,13 +520,17 @@ class Sandbox:
             argv = isolation_module.bwrap_command(
                 self.isolation_status.bwrap or "bwrap",
                 [sys.executable, "-I", "-S", "-B", isolation_module.RUNTIME + "/child.py", str(req_r), str(resp_w)],
-                uid=self._lease.uid if self._lease else None, runtime=runtime,
-                tmp_mb=self.limits.disk_mb, work_mb=self.limits.disk_mb, hide=self.hide, env=env)
+                uid=self._lease.uid if self._lease else None,
+                runtime=runtime,
+                tmp_mb=self.limits.disk_mb,
+                work_mb=self.limits.disk_mb,
+                hide=self.hide,
+                env=env,
+            )
             kit_path = isolation_module.RUNTIME + "/kit" if self.bot_kit else None
             cwd = "/"
             mib = 1024 * 1024
-            self._cgroup = isolation_module.MemoryCgroup.create(
-                (self.limits.memory_mb + 2 * self.limits.disk_mb) * mib)
+            self._cgroup = isolation_module.MemoryCgroup.create((self.limits.memory_mb + 2 * self.limits.disk_mb) * mib)
         cgroup = self._cgroup
 
         def enter() -> None:  # between fork and exec, in the process that becomes the sandbox
@@ -480,22 +541,40 @@ class Sandbox:
         with open(self._stdout_path, "wb") as out, open(self._stderr_path, "wb") as err:
             try:
                 self._process = subprocess.Popen(
-                    argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, pass_fds=(req_r, resp_w),
-                    cwd=cwd, env=env, start_new_session=True, close_fds=True, preexec_fn=enter)
+                    argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=err,
+                    pass_fds=(req_r, resp_w),
+                    cwd=cwd,
+                    env=env,
+                    start_new_session=True,
+                    close_fds=True,
+                    preexec_fn=enter,
+                )
             except subprocess.SubprocessError as error:  # what preexec_fn raised is not passed on
                 for fd in (req_r, req_w, resp_r, resp_w):
                     os.close(fd)
                 self._cleanup_process()  # the lease, the cgroup and the folder
-                raise ChildDied("the sandbox did not start: it could not be given a session keyring"
-                                + (" and memory cgroup" if cgroup is not None else "") + f" of its own ({error})") from None
+                raise ChildDied(
+                    "the sandbox did not start: it could not be given a session keyring"
+                    + (" and memory cgroup" if cgroup is not None else "")
+                    + f" of its own ({error})"
+                ) from None
         os.close(req_r)
         os.close(resp_w)
         self._req_w, self._resp_r = req_w, resp_r
         os.set_blocking(self._req_w, False)
         self.generation += 1
-        config = {"workdir": workdir, "audit": self.audit, "policy": self.policy.to_json(),
-                  "limits": asdict(self.limits), "kit_path": kit_path, "site_paths": _site_paths(),
-                  "files": {n: base64.b64encode(d).decode("ascii") for n, d in self._files.items()}}
+        config = {
+            "workdir": workdir,
+            "audit": self.audit,
+            "policy": self.policy.to_json(),
+            "limits": asdict(self.limits),
+            "kit_path": kit_path,
+            "site_paths": _site_paths(),
+            "files": {n: base64.b64encode(d).decode("ascii") for n, d in self._files.items()},
+        }
         try:
             hello = self._request(config, timeout=self.load_timeout, raw=True)
         except ChildDied as error:
@@ -609,8 +688,7 @@ class Sandbox:
             (size,) = protocol.HEADER.unpack(header)
             if size > self.limits.message_bytes:
                 self.kill()
-                raise ResultError(f"the answer is too large ({size} bytes; the limit is "
-                                  f"{self.limits.message_bytes})")
+                raise ResultError(f"the answer is too large ({size} bytes; the limit is {self.limits.message_bytes})")
             body = self._read(size, over)
         except TimeoutError as error:
             self.kill()
@@ -618,27 +696,40 @@ class Sandbox:
             if str(error) == "idle":
                 raise TimeLimitExceeded(
                     f"wall-clock guard: the code used no CPU time for {self.idle_seconds:g} s (it slept, "
-                    "waited or blocked); the process was killed", "wall", self.idle_seconds) from None
+                    "waited or blocked); the process was killed",
+                    "wall",
+                    self.idle_seconds,
+                ) from None
             if str(error) == "wall":
                 wall = limit * self.wall_factor + self.wall_slack
                 raise TimeLimitExceeded(
                     f"wall-clock guard: no answer within {wall:g} s ({self.wall_factor:g} times the CPU "
-                    f"limit plus {self.wall_slack:g} s); the process was killed", "wall", wall) from None
-            raise TimeLimitExceeded(f"CPU time limit of {limit:g} s exceeded; the process was killed",
-                                    "cpu" if which == "call" else "budget", limit) from None
+                    f"limit plus {self.wall_slack:g} s); the process was killed",
+                    "wall",
+                    wall,
+                ) from None
+            raise TimeLimitExceeded(
+                f"CPU time limit of {limit:g} s exceeded; the process was killed",
+                "cpu" if which == "call" else "budget",
+                limit,
+            ) from None
         except (BrokenPipeError, EOFError):
             try:
                 code = self._process.wait(timeout=self._EXIT_GRACE) if self._process else None
             except subprocess.TimeoutExpired:  # it closed its end of a pipe and went on running
                 self.kill()
-                raise ChildDied("the process running the submission closed its channel to the grader "
-                                "and went on running; it was killed") from None
+                raise ChildDied(
+                    "the process running the submission closed its channel to the grader "
+                    "and went on running; it was killed"
+                ) from None
             out_of_memory = self._cgroup is not None and self._cgroup.oom_killed()
             self._collect_output()
             self.kill()
             if out_of_memory:
-                raise ChildDied(f"the process running the submission was killed: it used more than the "
-                                f"sandbox's memory limit of {self.limits.memory_mb} MB") from None
+                raise ChildDied(
+                    f"the process running the submission was killed: it used more than the "
+                    f"sandbox's memory limit of {self.limits.memory_mb} MB"
+                ) from None
             raise ChildDied(_describe_exit(code)) from None
         generation = self.generation
 
@@ -652,8 +743,9 @@ class Sandbox:
             reply = json.loads(body.decode("utf-8"), object_hook=handles)
         except (ValueError, RecursionError, UnicodeDecodeError, MemoryError):
             self.kill()
-            raise ResultError("the answer could not be read (not valid JSON, nested too deeply, "
-                              "or an integer too large)") from None
+            raise ResultError(
+                "the answer could not be read (not valid JSON, nested too deeply, or an integer too large)"
+            ) from None
         if not isinstance(reply, dict):
             raise ResultError("the answer had the wrong shape")
         if not reply.get("ok"):
@@ -665,14 +757,17 @@ class Sandbox:
                 where = []
             if failure.get("type") == "ResultError":
                 raise ResultError(str(failure.get("message", ""))[:2000])
-            raise StudentError(str(failure.get("type", "Error"))[:80], str(failure.get("message", ""))[:2000],
-                               [str(w)[:300] for w in where])
+            raise StudentError(
+                str(failure.get("type", "Error"))[:80],
+                str(failure.get("message", ""))[:2000],
+                [str(w)[:300] for w in where],
+            )
         if raw:
             return reply.get("value")
         return reply
 
     _POLL = 0.05  #: seconds between CPU readings while waiting for the child
-    _EXIT_GRACE = 10.0 #: seconds a child whose pipe closed has to finish exiting before it is killed
+    _EXIT_GRACE = 10.0  #: seconds a child whose pipe closed has to finish exiting before it is killed
     IDLE_CPU = 0.02  #: CPU seconds that count as "the child is working"
 
     def _write(self, data: bytes, over) -> None:

@@ -14,10 +14,23 @@ from typing import Any
 __all__ = ["DEFAULT_DENIED", "ImportPolicy"]
 
 #: Modules no submission may import, whatever its assignment: they exist to reach outside.
-DEFAULT_DENIED = frozenset({
-    "socket", "_socket", "ssl", "_ssl", "subprocess", "_posixsubprocess", "multiprocessing",
-    "_multiprocessing", "ctypes", "_ctypes", "pty", "resource", "autograder",
-})
+DEFAULT_DENIED = frozenset(
+    {
+        "socket",
+        "_socket",
+        "ssl",
+        "_ssl",
+        "subprocess",
+        "_posixsubprocess",
+        "multiprocessing",
+        "_multiprocessing",
+        "ctypes",
+        "_ctypes",
+        "pty",
+        "resource",
+        "autograder",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -65,10 +78,16 @@ class ImportPolicy:
                 names = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 names = [node.module]
-            elif (isinstance(node, ast.Call) and node.args
-                  and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
-                  and ((isinstance(node.func, ast.Name) and node.func.id == "__import__")
-                       or (isinstance(node.func, ast.Attribute) and node.func.attr == "import_module"))):
+            elif (
+                isinstance(node, ast.Call)
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+                and (
+                    (isinstance(node.func, ast.Name) and node.func.id == "__import__")
+                    or (isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
+                )
+            ):
                 names = [node.args[0].value]
             for name in names:
                 if self.is_denied(name):
@@ -78,13 +97,19 @@ class ImportPolicy:
         return found
 
     def to_json(self) -> dict[str, Any]:
-        return {"allowed": None if self.allowed is None else sorted(self.allowed),
-                "denied": sorted(self.denied), "direct_denied": sorted(self.direct_denied),
-                "label": self.label}
+        return {
+            "allowed": None if self.allowed is None else sorted(self.allowed),
+            "denied": sorted(self.denied),
+            "direct_denied": sorted(self.direct_denied),
+            "label": self.label,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ImportPolicy:
         allowed = data.get("allowed")
-        return cls(allowed=None if allowed is None else frozenset(allowed),
-                   denied=frozenset(data.get("denied", ())), label=str(data.get("label", "this assignment")),
-                   direct_denied=frozenset(data.get("direct_denied", ())))
+        return cls(
+            allowed=None if allowed is None else frozenset(allowed),
+            denied=frozenset(data.get("denied", ())),
+            label=str(data.get("label", "this assignment")),
+            direct_denied=frozenset(data.get("direct_denied", ())),
+        )

@@ -73,12 +73,21 @@ class Board(anywidget.AnyWidget):
     cell_size = t.Int(0).tag(sync=True)
     version = t.Int(0).tag(sync=True)  # bumped by every update, so a front end can tell them apart
 
-    def __init__(self, shape: Sequence[int] | None = None, mines: int | None = None, *,
-                 play: Any = None, torus: bool = False, charges: tuple[int, int] | None = None,
-                 seed: int | None = None, reveal: str = "flood", first_move: str = "safe",
-                 cell_size: int = 0, **kwargs: Any) -> None:
-        options = {} if play is not None else dict(torus=torus, charges=charges, reveal=reveal,
-                                                   first_move=first_move)
+    def __init__(
+        self,
+        shape: Sequence[int] | None = None,
+        mines: int | None = None,
+        *,
+        play: Any = None,
+        torus: bool = False,
+        charges: tuple[int, int] | None = None,
+        seed: int | None = None,
+        reveal: str = "flood",
+        first_move: str = "safe",
+        cell_size: int = 0,
+        **kwargs: Any,
+    ) -> None:
+        options = {} if play is not None else dict(torus=torus, charges=charges, reveal=reveal, first_move=first_move)
         self.driver: Driver = driver_for(play, shape, mines, seed, **options)
         size = int(np.prod(self.driver.shape))
         if size > MAX_CELLS:
@@ -135,8 +144,7 @@ class Board(anywidget.AnyWidget):
 
     def _act(self, action: str, at: Sequence[int]) -> int:
         at = tuple(int(i) for i in at)
-        if len(at) != len(self.driver.shape) or any(
-                not 0 <= i < n for i, n in zip(at, self.driver.shape)):
+        if len(at) != len(self.driver.shape) or any(not 0 <= i < n for i, n in zip(at, self.driver.shape)):
             raise ValueError(f"cell {list(at)} is outside a board of shape {list(self.shape)}")
         result = 0
         error: dict[str, Any] = {}

@@ -104,8 +104,7 @@ class StudentCodeError(Exception):
 
 _KIT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _LIBRARY_DIRS = tuple(
-    {os.path.abspath(p) for k in ("stdlib", "platstdlib", "purelib", "platlib")
-     if (p := sysconfig.get_paths().get(k))}
+    {os.path.abspath(p) for k in ("stdlib", "platstdlib", "purelib", "platlib") if (p := sysconfig.get_paths().get(k))}
 )
 
 
@@ -182,8 +181,9 @@ def _flatten(nested: Any, shape: Coord, what: str) -> list[Any]:
             return
         if not isinstance(node, (list, tuple)) or len(node) != shape[depth]:
             got = len(node) if isinstance(node, (list, tuple)) else type(node).__name__
-            raise ValueError(f"{what} should be nested lists of shape {shape}; "
-                             f"axis {depth} has {got} instead of {shape[depth]}")
+            raise ValueError(
+                f"{what} should be nested lists of shape {shape}; axis {depth} has {got} instead of {shape[depth]}"
+            )
         for child in node:
             walk(child, depth + 1)
 
@@ -203,8 +203,13 @@ def engine_codes(game: Any) -> np.ndarray:
     faces = np.asarray(game.faces())
     numbers = np.asarray(game.numbers)
     cells = np.full(faces.shape, COVERED, dtype=np.int32)
-    for face, code in (("FLAG", FLAG), ("QUESTION", QUESTION), ("MINE", MINE),
-                       ("EXPLODED", EXPLODED), ("WRONG_FLAG", WRONG_FLAG)):
+    for face, code in (
+        ("FLAG", FLAG),
+        ("QUESTION", QUESTION),
+        ("MINE", MINE),
+        ("EXPLODED", EXPLODED),
+        ("WRONG_FLAG", WRONG_FLAG),
+    ):
         cells[faces == int(getattr(Face, face))] = code
     open_ = faces == int(Face.OPEN)
     cells[open_] = numbers[open_]
@@ -226,9 +231,18 @@ class EngineDriver:
 
     can_compare = False
 
-    def __init__(self, shape: Sequence[int] | None = None, mines: int = 0, *, torus: bool = False,
-                 charges: Any = None, seed: int | None = None, reveal: str = "flood",
-                 first_move: str = "safe", game: Any = None) -> None:
+    def __init__(
+        self,
+        shape: Sequence[int] | None = None,
+        mines: int = 0,
+        *,
+        torus: bool = False,
+        charges: Any = None,
+        seed: int | None = None,
+        reveal: str = "flood",
+        first_move: str = "safe",
+        game: Any = None,
+    ) -> None:
         self.name = "engine"
         if game is not None:
             self.game = game
@@ -236,8 +250,9 @@ class EngineDriver:
         else:
             if shape is None:
                 raise ValueError("give a shape and a number of mines, or a game")
-            self._options = dict(shape=tuple(shape), mines=mines, torus=torus, charges=charges,
-                                 reveal=reveal, first_move=first_move)
+            self._options = dict(
+                shape=tuple(shape), mines=mines, torus=torus, charges=charges, reveal=reveal, first_move=first_move
+            )
             self.game = self._make(seed)
         self._read_game()
 
@@ -259,8 +274,14 @@ class EngineDriver:
             if g.charged:
                 values = np.asarray(g.charges)
                 charges = (int(values.min()), int(values.max()))
-            self._options = dict(shape=self.shape, mines=self.mines, torus=self.torus,
-                                 charges=charges, reveal=g.reveal, first_move=g.first_move)
+            self._options = dict(
+                shape=self.shape,
+                mines=self.mines,
+                torus=self.torus,
+                charges=charges,
+                reveal=g.reveal,
+                first_move=g.first_move,
+            )
         self.game = self._make(seed)
         self._read_game()
 
@@ -276,8 +297,7 @@ class EngineDriver:
     def xray(self) -> np.ndarray | None:
         if not self.game.placed:
             return None
-        return _full_board_codes(self.shape, np.asarray(self.game.mines),
-                                 np.asarray(self.game.numbers))
+        return _full_board_codes(self.shape, np.asarray(self.game.mines), np.asarray(self.game.numbers))
 
     def reference(self) -> np.ndarray | None:
         return None
@@ -299,8 +319,7 @@ class StudentDriver:
     can_compare = True
     flood = True
 
-    def __init__(self, shape: Sequence[int], mines: int, seed: int | None = None,
-                 name: str = "student code") -> None:
+    def __init__(self, shape: Sequence[int], mines: int, seed: int | None = None, name: str = "student code") -> None:
         self.shape = _check_game(shape, mines)
         self.mines = int(mines)
         self.torus = False
@@ -359,8 +378,7 @@ class StudentDriver:
             return View(cells, "ongoing", self.mines - int((self._marks == 1).sum()))
         cells, state, mines_left = self._student_view()
         if state not in STATES:
-            raise StudentCodeError(ValueError(f"state should be one of {STATES}, got {state!r}"),
-                                   calling="state")
+            raise StudentCodeError(ValueError(f"state should be one of {STATES}, got {state!r}"), calling="state")
         if not self.native_marks:
             covered = cells == COVERED
             cells[covered & (self._marks == 1)] = FLAG
@@ -404,8 +422,7 @@ class StudentDriver:
     def _make_reference(self) -> Any:
         try:
             kit = _engine()
-            return kit.Game.from_mines(self.shape, self.mine_list,
-                                       reveal="flood" if self.flood else "ring")
+            return kit.Game.from_mines(self.shape, self.mine_list, reveal="flood" if self.flood else "ring")
         except Exception:  # noqa: BLE001 - boards the engine refuses have no reference
             return None
 
@@ -472,17 +489,25 @@ class FunctionsDriver(StudentDriver):
     """Plays plain functions: ``new_game(dimensions, bombs)``, ``dig(game, coordinates)``,
     ``render(game, xray=False)``; the state is ``game["state"]`` or ``game.state``."""
 
-    def __init__(self, new_game: Callable[..., Any], dig: Callable[..., Any],
-                 render: Callable[..., Any], shape: Sequence[int], mines: int,
-                 seed: int | None = None, name: str | None = None) -> None:
+    def __init__(
+        self,
+        new_game: Callable[..., Any],
+        dig: Callable[..., Any],
+        render: Callable[..., Any],
+        shape: Sequence[int],
+        mines: int,
+        seed: int | None = None,
+        name: str | None = None,
+    ) -> None:
         self._new = new_game
         self._dig_fn = dig
         self._render = render
         super().__init__(shape, mines, seed, str(name or getattr(new_game, "__name__", "functions")))
 
     def _start(self, mine_list: list[Coord]) -> Any:
-        return call_student(getattr(self._new, "__name__", "new_game"), self._new,
-                            list(self.shape), [tuple(m) for m in mine_list])
+        return call_student(
+            getattr(self._new, "__name__", "new_game"), self._new, list(self.shape), [tuple(m) for m in mine_list]
+        )
 
     def _dig(self, at: Coord) -> Any:
         return call_student(getattr(self._dig_fn, "__name__", "dig"), self._dig_fn, self.game, at)
@@ -506,8 +531,7 @@ class FunctionsDriver(StudentDriver):
 class HyperMinesDriver(FunctionsDriver):
     """Plays a 6.009-style class: ``cls(dimensions, bombs)`` with ``dig``, ``render``, ``state``."""
 
-    def __init__(self, cls: type, shape: Sequence[int], mines: int,
-                 seed: int | None = None) -> None:
+    def __init__(self, cls: type, shape: Sequence[int], mines: int, seed: int | None = None) -> None:
         self.cls = cls
 
         def dig(game: Any, at: Coord) -> Any:
@@ -526,8 +550,9 @@ class NewBoardDriver(StudentDriver):
     """Plays the board a student's ``new_board(dimensions, bombs)`` builds (``'.'`` bomb, else the
     count): digging and flood fill are the widget's own, the numbers are the student's."""
 
-    def __init__(self, new_board: Callable[..., Any], shape: Sequence[int], mines: int,
-                 seed: int | None = None) -> None:
+    def __init__(
+        self, new_board: Callable[..., Any], shape: Sequence[int], mines: int, seed: int | None = None
+    ) -> None:
         self._new_board = new_board
         super().__init__(shape, mines, seed, getattr(new_board, "__name__", "new_board"))
 
@@ -580,8 +605,7 @@ def _neighbours(at: Coord, shape: Coord) -> list[Coord]:
 
 
 # Status codes of the flood-fill step's VisibleField (docs/assignments.md).
-_VISIBLE_FIELD_CODES = {-1: COVERED, -2: FLAG, -3: EXPLODED, -4: WRONG_FLAG, -5: MINE,
-                        -6: QUESTION}
+_VISIBLE_FIELD_CODES = {-1: COVERED, -2: FLAG, -3: EXPLODED, -4: WRONG_FLAG, -5: MINE, -6: QUESTION}
 
 
 class FieldDriver(StudentDriver):
@@ -590,8 +614,9 @@ class FieldDriver(StudentDriver):
 
     native_marks = True
 
-    def __init__(self, mine_field: type, visible_field: type, shape: Sequence[int], mines: int,
-                 seed: int | None = None) -> None:
+    def __init__(
+        self, mine_field: type, visible_field: type, shape: Sequence[int], mines: int, seed: int | None = None
+    ) -> None:
         if len(tuple(shape)) != 2:
             raise ValueError(f"MineField and VisibleField are 2-D; got shape {tuple(shape)}")
         self._mine_field_cls = mine_field
@@ -666,13 +691,11 @@ class TextGameDriver(StudentDriver):
 
     flood = False  # one ring of numbers per dig: the engine reference uses the same rule
 
-    def __init__(self, functions: Any, shape: Sequence[int], mines: int,
-                 seed: int | None = None) -> None:
+    def __init__(self, functions: Any, shape: Sequence[int], mines: int, seed: int | None = None) -> None:
         if len(tuple(shape)) != 2:
             raise ValueError(f"the text game is 2-D; got shape {tuple(shape)}")
         if not 1 <= int(tuple(shape)[1]) <= 26:
-            raise ValueError(f"the text game names columns a to z: at most 26 columns, "
-                             f"got {tuple(shape)[1]}")
+            raise ValueError(f"the text game names columns a to z: at most 26 columns, got {tuple(shape)[1]}")
         self._functions = {name: _lookup(functions, name) for name in TEXT_GAME_FUNCTIONS}
         missing = [name for name, fn in self._functions.items() if not callable(fn)]
         if missing:
@@ -713,8 +736,7 @@ class TextGameDriver(StudentDriver):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             try:
-                self._call("dig", self.game["grid"], self.coordinate(at, self.shape[0]),
-                           self.game["view"])
+                self._call("dig", self.game["grid"], self.coordinate(at, self.shape[0]), self.game["view"])
             finally:
                 self.printed = out.getvalue()
         return int((self._cells() != COVERED).sum()) - before
@@ -737,8 +759,9 @@ class TextGameDriver(StudentDriver):
                 cells[i] = int(text)
             else:
                 at = tuple(int(v) for v in np.unravel_index(i, self.shape))
-                problem = ValueError(f"the view holds {value!r} at {self.coordinate(at, self.shape[0])}; "
-                                     "expected ' ', 'X' or a digit")
+                problem = ValueError(
+                    f"the view holds {value!r} at {self.coordinate(at, self.shape[0])}; expected ' ', 'X' or a digit"
+                )
                 raise StudentCodeError(problem, calling="dig")
         return cells.reshape(self.shape)
 
@@ -755,8 +778,9 @@ def _lookup(functions: Any, name: str) -> Any:
     return getattr(functions, name, None)
 
 
-def driver_for(target: Any, shape: Sequence[int] | None, mines: int | None,
-               seed: int | None = None, **engine_options: Any) -> Driver:
+def driver_for(
+    target: Any, shape: Sequence[int] | None, mines: int | None, seed: int | None = None, **engine_options: Any
+) -> Driver:
     """Choose a driver for whatever the widget was given."""
     if target is None:
         if shape is None or mines is None:
@@ -774,5 +798,7 @@ def driver_for(target: Any, shape: Sequence[int] | None, mines: int | None,
         if shape is None or mines is None:
             raise ValueError("give a shape and a number of mines to play new_board")
         return NewBoardDriver(target, shape, mines, seed)
-    raise ValueError(f"cannot play {type(target).__name__}: give an engine Game, a class like "
-                     "HyperMinesGame, a new_board function or a driver")
+    raise ValueError(
+        f"cannot play {type(target).__name__}: give an engine Game, a class like "
+        "HyperMinesGame, a new_board function or a driver"
+    )

@@ -37,8 +37,9 @@ class NeighborExplorer(anywidget.AnyWidget):
     cell_size = t.Int(0).tag(sync=True)
     title = t.Unicode("").tag(sync=True)
 
-    def __init__(self, neighbors_fn: Callable[..., Any], dimensions: int | Sequence[int], *,
-                 cell_size: int = 0, **kwargs: Any) -> None:
+    def __init__(
+        self, neighbors_fn: Callable[..., Any], dimensions: int | Sequence[int], *, cell_size: int = 0, **kwargs: Any
+    ) -> None:
         self.one_d = isinstance(dimensions, (int, np.integer))
         shape = (int(dimensions),) if isinstance(dimensions, (int, np.integer)) else tuple(int(n) for n in dimensions)
         self.geometry = Geometry(shape)
@@ -88,9 +89,14 @@ class NeighborExplorer(anywidget.AnyWidget):
             marks[cell] = MISSING
         if marks[at] != EXTRA:
             marks[at] = SELECTED
-        summary = {"correct": int((marks == CORRECT).sum()), "missing": int((marks == MISSING).sum()),
-                   "extra": int((marks == EXTRA).sum()), "duplicates": duplicates,
-                   "outside": outside, "expected": len(true)}
+        summary = {
+            "correct": int((marks == CORRECT).sum()),
+            "missing": int((marks == MISSING).sum()),
+            "extra": int((marks == EXTRA).sum()),
+            "duplicates": duplicates,
+            "outside": outside,
+            "expected": len(true),
+        }
         with self.hold_sync():
             self.error = {}
             self.selected = list(at)

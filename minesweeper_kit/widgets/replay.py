@@ -56,14 +56,15 @@ def positions_of(source: Any) -> tuple[list[Game], list[str]]:
                 labels.append(f"flag {at}")
             games.append(game.copy())
         return games, labels
-    raise ValueError(f"cannot replay {type(source).__name__}: give a JSON-lines log, a "
-                     "sweepmine.out log (text, path or parsed) or an engine Game with its history")
+    raise ValueError(
+        f"cannot replay {type(source).__name__}: give a JSON-lines log, a "
+        "sweepmine.out log (text, path or parsed) or an engine Game with its history"
+    )
 
 
 def _positions_of_game(game: Game) -> tuple[list[Game], list[str]]:
     mines = [tuple(int(i) for i in c) for c in np.argwhere(np.asarray(game.mines))]
-    start = Game.from_mines(game.shape, mines, charges=np.asarray(game.charges), torus=game.torus,
-                            reveal=game.reveal)
+    start = Game.from_mines(game.shape, mines, charges=np.asarray(game.charges), torus=game.torus, reveal=game.reveal)
     games, labels = [start.copy()], []
     for action in game.history:
         jsonlog.apply_move(start, action.kind, action.at)

@@ -22,8 +22,14 @@ from pathlib import Path
 import nbformat
 
 
-def board_notebook(shape: Sequence[int], mines: int, *, torus: bool = False,
-                   charges: tuple[int, int] | None = None, seed: int | None = None) -> str:
+def board_notebook(
+    shape: Sequence[int],
+    mines: int,
+    *,
+    torus: bool = False,
+    charges: tuple[int, int] | None = None,
+    seed: int | None = None,
+) -> str:
     """The notebook Voila renders: one cell that builds and shows the board."""
     shape = tuple(int(n) for n in shape)
     if not shape or any(n < 1 for n in shape):
@@ -31,9 +37,11 @@ def board_notebook(shape: Sequence[int], mines: int, *, torus: bool = False,
     if int(mines) < 0:
         raise ValueError(f"mines must be 0 or more, got {mines}")
     charges_text = "None" if charges is None else repr(tuple(int(c) for c in charges))
-    code = ("from minesweeper_kit.widgets import Board\n"
-            f"Board({shape!r}, {int(mines)}, torus={bool(torus)}, charges={charges_text}, "
-            f"seed={None if seed is None else int(seed)})")
+    code = (
+        "from minesweeper_kit.widgets import Board\n"
+        f"Board({shape!r}, {int(mines)}, torus={bool(torus)}, charges={charges_text}, "
+        f"seed={None if seed is None else int(seed)})"
+    )
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.cells = [nbformat.v4.new_code_cell(code)]
@@ -59,9 +67,17 @@ def _wait_until_up(url: str, process: subprocess.Popen, timeout: float = 60) -> 
     raise RuntimeError(f"Voila did not answer at {url} within {timeout:.0f} s")
 
 
-def serve(shape: Sequence[int], mines: int, *, torus: bool = False,
-          charges: tuple[int, int] | None = None, seed: int | None = None,
-          host: str = "127.0.0.1", port: int = 0, open_browser: bool = False) -> None:
+def serve(
+    shape: Sequence[int],
+    mines: int,
+    *,
+    torus: bool = False,
+    charges: tuple[int, int] | None = None,
+    seed: int | None = None,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    open_browser: bool = False,
+) -> None:
     """Serve one board as a web page on loopback until interrupted."""
     if host not in ("127.0.0.1", "localhost", "::1"):
         raise ValueError(f"the board page is served on loopback only, got host {host!r}")
@@ -72,10 +88,22 @@ def serve(shape: Sequence[int], mines: int, *, torus: bool = False,
         notebook.write_text(text)
         env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(Path(folder) / "runtime"))
         process = subprocess.Popen(
-            [sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={port}",
-             f"--Voila.ip={host}", "--Voila.tornado_settings={'autoreload': False}",
-             "--theme=light", "--show_tracebacks=True"],
-            cwd=folder, env=env, start_new_session=True)
+            [
+                sys.executable,
+                "-m",
+                "voila",
+                str(notebook),
+                "--no-browser",
+                f"--port={port}",
+                f"--Voila.ip={host}",
+                "--Voila.tornado_settings={'autoreload': False}",
+                "--theme=light",
+                "--show_tracebacks=True",
+            ],
+            cwd=folder,
+            env=env,
+            start_new_session=True,
+        )
         url = f"http://{host}:{port}/"
         try:
             _wait_until_up(url, process)

@@ -83,9 +83,7 @@ def axis_neighbourhood(size: int, x: int, torus: bool = False) -> list[int]:
     return [p for p in (x - 1, x, x + 1) if 0 <= p < size]
 
 
-def neighbourhood(
-    dimensions: Sequence[int], coordinates: Sequence[int], torus: bool = False
-) -> list[Coordinates]:
+def neighbourhood(dimensions: Sequence[int], coordinates: Sequence[int], torus: bool = False) -> list[Coordinates]:
     """The cells within one step of ``coordinates`` on every axis, the cell itself included.
 
     One axis at a time: each nearby position on the first axis combined with each nearby cell
@@ -94,16 +92,10 @@ def neighbourhood(
     if not dimensions:
         return [()]
     rest = neighbourhood(dimensions[1:], coordinates[1:], torus)
-    return [
-        (p,) + tail
-        for p in axis_neighbourhood(dimensions[0], coordinates[0], torus)
-        for tail in rest
-    ]
+    return [(p,) + tail for p in axis_neighbourhood(dimensions[0], coordinates[0], torus) for tail in rest]
 
 
-def neighbors(
-    dimensions: Sequence[int], coordinates: Sequence[int], torus: bool = False
-) -> list[Coordinates]:
+def neighbors(dimensions: Sequence[int], coordinates: Sequence[int], torus: bool = False) -> list[Coordinates]:
     """The neighbours of a cell: every cell differing by at most 1 on each axis, never itself."""
     here = tuple(coordinates)
     return [cell for cell in neighbourhood(dimensions, coordinates, torus) if cell != here]
@@ -164,9 +156,7 @@ class HyperMinesGame:
         if not dimensions or any(not isinstance(n, int) or n < 1 for n in dimensions):
             raise ValueError(f"dimensions must be a non-empty list of positive ints, got {dimensions}")
         for bomb in bombs:
-            if len(bomb) != len(dimensions) or not all(
-                0 <= x < n for x, n in zip(bomb, dimensions)
-            ):
+            if len(bomb) != len(dimensions) or not all(0 <= x < n for x, n in zip(bomb, dimensions)):
                 raise ValueError(f"bomb {list(bomb)} is not a cell of a {dimensions} board")
         self.torus = bool(torus)
         self.charges = _charge_table(bombs, charges)
@@ -269,7 +259,6 @@ def _charge_table(
             raise ValueError(f"the charge of bomb {list(cell)} must be an int, got {charge!r}")
         if charge == 0 or not MIN_CHARGE <= charge <= MAX_CHARGE:
             raise ValueError(
-                f"the charge of bomb {list(cell)} must be nonzero in "
-                f"[{MIN_CHARGE}, {MAX_CHARGE}], got {charge}"
+                f"the charge of bomb {list(cell)} must be nonzero in [{MIN_CHARGE}, {MAX_CHARGE}], got {charge}"
             )
     return table

@@ -55,9 +55,15 @@ from minesweeper_kit.arena import BotError, GameRecord, LocalRunner, Rules, Sand
 from minesweeper_kit.bots import ReferenceSolver
 
 BOARD = "beginner"
-LEGAL_BOARDS = (Rules.preset("intermediate"), Rules.preset("expert"), Rules.preset("beginner", torus=True),
-                Rules.preset("beginner", charges=True), Rules.preset("intermediate", torus=True),
-                Rules.preset("intermediate", charges=True), Rules((4, 4, 4), 6))
+LEGAL_BOARDS = (
+    Rules.preset("intermediate"),
+    Rules.preset("expert"),
+    Rules.preset("beginner", torus=True),
+    Rules.preset("beginner", charges=True),
+    Rules.preset("intermediate", torus=True),
+    Rules.preset("intermediate", charges=True),
+    Rules((4, 4, 4), 6),
+)
 DEFAULT_GAMES = 100
 BOT_NAMES = ("next_move", "make_bot", "take_turn")
 Z95 = 1.96
@@ -147,8 +153,8 @@ class Budget:
     """The CPU seconds all of the bot's games may use together."""
 
     total: float
-    rule: str            #: how the total was set, for the feedback
-    spent: float = 0.0   #: by runners already closed
+    rule: str  #: how the total was set, for the feedback
+    spent: float = 0.0  #: by runners already closed
 
     def message(self) -> str:
         return f"the bot's games used up their {self.total:g} s of CPU time ({self.rule})"
@@ -199,9 +205,9 @@ class BudgetRunner(SandboxRunner):
 class Played:
     """The bot's and the judge's records, and what the bot's games cost."""
 
-    bot: list            #: the bot's beginner games
-    judge: list          #: the judge's games on the same boards
-    legal: list          #: the bot's games on the other boards
+    bot: list  #: the bot's beginner games
+    judge: list  #: the judge's games on the same boards
+    legal: list  #: the bot's games on the other boards
     budget: Budget
 
 
@@ -247,8 +253,11 @@ def games_played(settings, seed, source) -> Played:
     games, extra = plan(settings)
     beginner = PairedBoards(Rules.preset(BOARD))
     jobs = [(beginner, game_seed(seed, 0, i), i) for i in range(games)]
-    jobs += [(PairedBoards(rules), game_seed(seed, b, i), i)
-             for b, rules in enumerate(LEGAL_BOARDS, start=1) for i in range(extra)]
+    jobs += [
+        (PairedBoards(rules), game_seed(seed, b, i), i)
+        for b, rules in enumerate(LEGAL_BOARDS, start=1)
+        for i in range(extra)
+    ]
     per_game = get_assignment("bots").test_time_limit / DEFAULT_GAMES
     if settings.get("bot_cpu_seconds"):
         total, rule = float(settings["bot_cpu_seconds"]), "this grading run's setting"
@@ -299,27 +308,35 @@ class Comparison:
         n, r = self.games, self.ratio
         if n < 2 or not self.judge_wins:
             return 1.0
-        squares = self.both * (1 - r) ** 2 + (self.bot_only + 0.5) + (self.judge_only + 0.5) * r ** 2
+        squares = self.both * (1 - r) ** 2 + (self.bot_only + 0.5) + (self.judge_only + 0.5) * r**2
         return Z95 * math.sqrt(squares / (n * (n - 1))) / (self.judge_wins / n)
 
     def text(self) -> str:
-        return (f"your bot won {self.bot_wins} of {self.games} {BOARD} games, the judge {self.judge_wins} of the "
-                f"same boards (both {self.both}, only yours {self.bot_only}, only the judge's {self.judge_only}): "
-                f"{100 * self.ratio:.0f}% of the judge's win rate, +-{100 * self.margin:.0f} points at 95% "
-                "confidence for this run")
+        return (
+            f"your bot won {self.bot_wins} of {self.games} {BOARD} games, the judge {self.judge_wins} of the "
+            f"same boards (both {self.both}, only yours {self.bot_only}, only the judge's {self.judge_only}): "
+            f"{100 * self.ratio:.0f}% of the judge's win rate, +-{100 * self.margin:.0f} points at 95% "
+            "confidence for this run"
+        )
 
 
 def compare(played: Played) -> Comparison:
     pairs = [(b.won, j.won) for b, j in zip(played.bot, played.judge)]
-    return Comparison(len(pairs), sum(b and j for b, j in pairs), sum(b and not j for b, j in pairs),
-                      sum(j and not b for b, j in pairs))
+    return Comparison(
+        len(pairs),
+        sum(b and j for b, j in pairs),
+        sum(b and not j for b, j in pairs),
+        sum(j and not b for b, j in pairs),
+    )
 
 
 def require_bot(box) -> None:
     names = set(box.names)
     if not names & set(BOT_NAMES) and not any(name.endswith("Player") for name in names):
-        raise Mismatch("your code defines no bot: next_move(view) (or a Sweepmine next_move, make_bot(), "
-                       "a ...Player class, take_turn(state))")
+        raise Mismatch(
+            "your code defines no bot: next_move(view) (or a Sweepmine next_move, make_bot(), "
+            "a ...Player class, take_turn(state))"
+        )
 
 
 # ------------------------------------------------------------------------------- tests
@@ -337,19 +354,28 @@ def test_plays_legal_games(box, settings, seed, submission_source):
         for r in bad:
             counts[r.reason] = counts.get(r.reason, 0) + 1
         first = bad[0]
-        rule = (" (a move may use 5 s of CPU time; all the games together "
-                f"{played.budget.total:g} s)") if "timeout" in counts else ""
-        raise Mismatch(f"{len(bad)} of {len(records)} games were lost to "
-                       + ", ".join(f"{k} ({v})" for k, v in sorted(counts.items())) + rule
-                       + f"; first: {first.board} game {first.index} (seed {first.seed}): {first.detail[:300]}")
+        rule = (
+            (f" (a move may use 5 s of CPU time; all the games together {played.budget.total:g} s)")
+            if "timeout" in counts
+            else ""
+        )
+        raise Mismatch(
+            f"{len(bad)} of {len(records)} games were lost to "
+            + ", ".join(f"{k} ({v})" for k, v in sorted(counts.items()))
+            + rule
+            + f"; first: {first.board} game {first.index} (seed {first.seed}): {first.detail[:300]}"
+        )
 
 
 def tier(box, settings, seed, source, share):
     require_bot(box)
     result = compare(games_played(settings, seed, source))
     if result.ratio < share:
-        near = (f"; {100 * share:.0f}% is within this run's margin, so another run could land on either side"
-                if share - result.ratio <= result.margin else "")
+        near = (
+            f"; {100 * share:.0f}% is within this run's margin, so another run could land on either side"
+            if share - result.ratio <= result.margin
+            else ""
+        )
         raise Mismatch(f"{result.text()}: below {100 * share:.0f}% of the judge's win rate{near}")
 
 

@@ -23,8 +23,7 @@ from autograder.suite import Mismatch, check_equal, describe, points, require, t
 from minesweeper_kit import Face, Game, Mark
 from minesweeper_kit.sandbox import StudentError
 
-FACE_CODE = {Face.COVERED: -1, Face.FLAG: -2, Face.EXPLODED: -3, Face.WRONG_FLAG: -4, Face.MINE: -5,
-             Face.QUESTION: -6}
+FACE_CODE = {Face.COVERED: -1, Face.FLAG: -2, Face.EXPLODED: -3, Face.WRONG_FLAG: -4, Face.MINE: -5, Face.QUESTION: -6}
 
 
 # ------------------------------------------------------------------------------- sandbox helpers
@@ -75,8 +74,9 @@ def expect_value_error(box, handle, name, *args, case):
         if error.type_name != "ValueError":
             raise Mismatch(f"{case}: raised {error.type_name}, expected ValueError") from None
         return
-    raise Mismatch(f"{case}: should raise ValueError (no cell would stay free for the first click), "
-                   f"got {describe(result)}")
+    raise Mismatch(
+        f"{case}: should raise ValueError (no cell would stay free for the first click), got {describe(result)}"
+    )
 
 
 # ------------------------------------------------------------------------------- the engine side
@@ -85,8 +85,13 @@ def expect_value_error(box, handle, name, *args, case):
 def statuses(game):
     faces = game.faces()
     rows, cols = game.shape
-    return [[int(game.numbers[r, c]) if faces[r, c] == Face.OPEN else FACE_CODE[Face(int(faces[r, c]))]
-             for c in range(cols)] for r in range(rows)]
+    return [
+        [
+            int(game.numbers[r, c]) if faces[r, c] == Face.OPEN else FACE_CODE[Face(int(faces[r, c]))]
+            for c in range(cols)
+        ]
+        for r in range(rows)
+    ]
 
 
 def uncovered(game):
@@ -139,26 +144,41 @@ def test_mine_field(box, seed):
             game = Game.from_mines((rows, cols), mines_of(field))
             for r in range(rows):
                 for c in range(cols):
-                    check_equal(box.call_method(handle, "has_mine", r, c), field[r][c], what=f"has_mine({r}, {c})",
-                                case=case)
+                    check_equal(
+                        box.call_method(handle, "has_mine", r, c), field[r][c], what=f"has_mine({r}, {c})", case=case
+                    )
                     if not field[r][c]:
-                        check_equal(box.call_method(handle, "num_adjacent_mines", r, c), int(game.numbers[r, c]),
-                                    what=f"num_adjacent_mines({r}, {c})", case=case)
+                        check_equal(
+                            box.call_method(handle, "num_adjacent_mines", r, c),
+                            int(game.numbers[r, c]),
+                            what=f"num_adjacent_mines({r}, {c})",
+                            case=case,
+                        )
             for r, c in [(-1, 0), (0, -1), (rows, 0), (0, cols), (rows - 1, cols - 1)]:
-                check_equal(box.call_method(handle, "in_range", r, c), 0 <= r < rows and 0 <= c < cols,
-                            what=f"in_range({r}, {c})", case=case)
+                check_equal(
+                    box.call_method(handle, "in_range", r, c),
+                    0 <= r < rows and 0 <= c < cols,
+                    what=f"in_range({r}, {c})",
+                    case=case,
+                )
     # The field keeps its own copy: the caller changing its list (a whole row, or one cell of a
     # row) afterwards moves no mine.
     field = [[False, True, False], [False, False, False], [True, False, False]]
-    case = (f"MineField of {field_text(field)}, after the caller set its own list's cell (1, 1) to True "
-            "and replaced its row 0 (the field keeps a copy)")
+    case = (
+        f"MineField of {field_text(field)}, after the caller set its own list's cell (1, 1) to True "
+        "and replaced its row 0 (the field keeps a copy)"
+    )
     data = list_in_sandbox(box, field)
     with during(case):
         handle = box.call("MineField", data)
         box.call_method(kept_call(box, data, "__getitem__", 1), "__setitem__", 1, True)
         box.call_method(data, "__setitem__", 0, [True, True, True])
-        check_equal([[box.call_method(handle, "has_mine", r, c) for c in range(3)] for r in range(3)], field,
-                    what="has_mine of every cell", case=case)
+        check_equal(
+            [[box.call_method(handle, "has_mine", r, c) for c in range(3)] for r in range(3)],
+            field,
+            what="has_mine of every cell",
+            case=case,
+        )
         check_equal(box.call_method(handle, "num_mines"), 2, what="num_mines()", case=case)
 
 
@@ -174,11 +194,15 @@ def test_populate_avoids_the_first_cell(box, seed):
             case = f"MineField.random({rows}, {cols}, {mines}) then populate({r}, {c})"
             with during(case):
                 handle = box.call_method(cls, "random", rows, cols, mines)
-                check_equal(box.call_method(handle, "num_mines"), mines, what="num_mines() before populate",
-                            case=case)
+                check_equal(box.call_method(handle, "num_mines"), mines, what="num_mines() before populate", case=case)
                 box.call_method(handle, "populate", r, c)
-                placed = [[expect_bool(box.call_method(handle, "has_mine", rr, cc), f"has_mine({rr}, {cc})", case)
-                           for cc in range(cols)] for rr in range(rows)]
+                placed = [
+                    [
+                        expect_bool(box.call_method(handle, "has_mine", rr, cc), f"has_mine({rr}, {cc})", case)
+                        for cc in range(cols)
+                    ]
+                    for rr in range(rows)
+                ]
             if placed[r][c]:
                 raise Mismatch(f"{case}: a mine was placed on the avoided cell ({r}, {c})")
             check_equal(sum(map(sum, placed)), mines, what="the number of mines placed", case=case)
@@ -194,8 +218,13 @@ def test_populate_avoids_the_first_cell(box, seed):
             handle = box.call_method(cls, "random", rows, cols, mines)
             for name, args in [("populate", (0, 0)), ("reset_empty", ()), ("populate", (0, 0))]:
                 box.call_method(handle, name, *args)
-            placed = [[expect_bool(box.call_method(handle, "has_mine", rr, cc), f"has_mine({rr}, {cc})", case)
-                       for cc in range(cols)] for rr in range(rows)]
+            placed = [
+                [
+                    expect_bool(box.call_method(handle, "has_mine", rr, cc), f"has_mine({rr}, {cc})", case)
+                    for cc in range(cols)
+                ]
+                for rr in range(rows)
+            ]
         check_equal(sum(map(sum, placed)), mines, what="the number of mines placed", case=case)
     for rows, cols, mines in [(2, 2, 4), (1, 1, 1), (3, 3, 9), (2, 3, 7)]:
         expect_value_error(box, cls, "random", rows, cols, mines, case=f"MineField.random({rows}, {cols}, {mines})")
@@ -221,11 +250,18 @@ def one_move(box, visible, game, rng, rows, cols, moves, field):
         game.cycle_mark((r, c))
         return
     if roll < 0.36:
-        r, c = rng.choice([(-1, rng.randrange(cols)), (rows, rng.randrange(cols)),
-                           (rng.randrange(rows), -1), (rng.randrange(rows), cols)])
+        r, c = rng.choice(
+            [
+                (-1, rng.randrange(cols)),
+                (rows, rng.randrange(cols)),
+                (rng.randrange(rows), -1),
+                (rng.randrange(rows), cols),
+            ]
+        )
         moves.append(f"uncover({r}, {c})")
-        check_equal(box.call_method(visible, "uncover", r, c), True, what="uncover's result (off the field)",
-                    case=str(moves))
+        check_equal(
+            box.call_method(visible, "uncover", r, c), True, what="uncover's result (off the field)", case=str(moves)
+        )
         return
     marked = [(r, c) for r in range(rows) for c in range(cols) if game.marks[r, c] and not game.revealed[r, c]]
     if marked and roll < 0.5:
@@ -236,8 +272,7 @@ def one_move(box, visible, game, rng, rows, cols, moves, field):
     before = game.state
     game.dig((r, c))
     exploded = before == "ongoing" and game.state == "defeat"
-    check_equal(box.call_method(visible, "uncover", r, c), not exploded, what="uncover's result",
-                case=str(moves))
+    check_equal(box.call_method(visible, "uncover", r, c), not exploded, what="uncover's result", case=str(moves))
 
 
 def finish(box, visible, game, field, moves):
@@ -275,8 +310,9 @@ def play(box, seed, salt, moves_per_game):
                 finish(box, visible, game, field, moves)
             check_view(box, visible, game, rows, cols, str(moves))
         case = str(moves)
-        check_equal(all_uncovered(box, visible, rows, cols), uncovered(game), what="is_uncovered of every cell",
-                    case=case)
+        check_equal(
+            all_uncovered(box, visible, rows, cols), uncovered(game), what="is_uncovered of every cell", case=case
+        )
         with during(moves):
             for _ in range(3):  # after the end nothing changes any more
                 one_move(box, visible, game, rng, rows, cols, moves, field)
@@ -343,8 +379,9 @@ def test_flood_fill_iterative_small(box, seed):
             got = box.call("flood_fill_iterative", visible, r, c)
         check_equal(got, opened, what="the number of cells opened", case=case)
         got = all_statuses(box, visible, rows, cols)
-        wanted = [[int(game.numbers[rr, cc]) if game.revealed[rr, cc] else -1 for cc in range(cols)]
-                  for rr in range(rows)]
+        wanted = [
+            [int(game.numbers[rr, cc]) if game.revealed[rr, cc] else -1 for cc in range(cols)] for rr in range(rows)
+        ]
         check_equal(open_cells(got), wanted, what="the open cells", case=case)
         with during(case + ", then again from the same cell"):
             got = box.call("flood_fill_iterative", visible, r, c)

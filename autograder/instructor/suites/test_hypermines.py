@@ -30,8 +30,10 @@ ATTRIBUTES = ("dimensions", "board", "mask", "state")
 @cache
 def original(originals, name):
     folder = originals / "A"
-    with open(folder / "test_inputs" / f"{name}.json") as inputs, \
-            open(folder / "test_outputs" / f"{name}.json") as outputs:
+    with (
+        open(folder / "test_inputs" / f"{name}.json") as inputs,
+        open(folder / "test_outputs" / f"{name}.json") as outputs,
+    ):
         return json.load(inputs), json.load(outputs)
 
 
@@ -72,8 +74,12 @@ def dig(box, handle, coordinates, case):
 
 
 def engine_view(game):
-    return {"dimensions": list(game.shape), "board": hypermines_board(game),
-            "mask": game.revealed.tolist(), "state": game.state}
+    return {
+        "dimensions": list(game.shape),
+        "board": hypermines_board(game),
+        "mask": game.revealed.tolist(),
+        "state": game.state,
+    }
 
 
 def cells(dimensions):
@@ -130,8 +136,10 @@ def check_dump(box, handle, game, case):
     for index, line in enumerate(wanted):
         got = printed[index] if index < len(printed) else "(nothing)"
         if folded(got) != folded(line):
-            raise Mismatch(f"{case}: dump() printed line {index + 1} as {describe(got)}, expected {describe(line)} "
-                           "(spaces not counted)")
+            raise Mismatch(
+                f"{case}: dump() printed line {index + 1} as {describe(got)}, expected {describe(line)} "
+                "(spaces not counted)"
+            )
     if len(printed) > len(wanted):
         raise Mismatch(f"{case}: dump() printed {len(printed)} lines, expected {len(wanted)}")
 
@@ -259,15 +267,26 @@ def test_redig_and_after_the_end(box):
     handle = new_game(box, dimensions, bombs)
     case = "game [3, 3] with bombs [[0, 0], [2, 2]]"
     check_equal(dig(box, handle, [0, 1], case + ", dig [0, 1]"), 1, what="dig's result", case=case + ", dig [0, 1]")
-    check_equal(dig(box, handle, [0, 1], case + ", dig [0, 1] again"), 0, what="dig's result",
-                case=case + ", dig [0, 1] again")
-    check_equal(dig(box, handle, [0, 0], case + ", dig the bomb [0, 0]"), 1, what="dig's result",
-                case=case + ", dig the bomb [0, 0]")
-    check_equal(box.get_attr(handle, "state"), "defeat", what="the attribute state", case=case + " after digging a bomb")
+    check_equal(
+        dig(box, handle, [0, 1], case + ", dig [0, 1] again"), 0, what="dig's result", case=case + ", dig [0, 1] again"
+    )
+    check_equal(
+        dig(box, handle, [0, 0], case + ", dig the bomb [0, 0]"),
+        1,
+        what="dig's result",
+        case=case + ", dig the bomb [0, 0]",
+    )
+    check_equal(
+        box.get_attr(handle, "state"), "defeat", what="the attribute state", case=case + " after digging a bomb"
+    )
     after = case + ", dig [2, 0] after the defeat"
     check_equal(dig(box, handle, [2, 0], after), 0, what="dig's result", case=after)
-    check_equal(box.get_attr(handle, "mask"), [[True, True, False], [False, False, False], [False, False, False]],
-                what="the attribute mask", case=after)
+    check_equal(
+        box.get_attr(handle, "mask"),
+        [[True, True, False], [False, False, False], [False, False, False]],
+        what="the attribute mask",
+        case=after,
+    )
 
 
 @points(1)
@@ -320,5 +339,9 @@ def test_random_games(box, seed):
             check_equal(dig(box, handle, coordinates, case), expected, what="dig's result", case=case)
             check_attributes(box, handle, engine_view(game), case, names=("mask", "state"))
             check_equal(box.call_method(handle, "render"), hypermines_render(game), what="render()", case=case)
-        check_equal(box.call_method(handle, "render", True), hypermines_render(game, xray=True),
-                    what="render(True)", case=describe_game(number, dimensions, bombs))
+        check_equal(
+            box.call_method(handle, "render", True),
+            hypermines_render(game, xray=True),
+            what="render(True)",
+            case=describe_game(number, dimensions, bombs),
+        )

@@ -70,8 +70,12 @@ def test_make_board_has_no_aliasing(box):
         for index in cell[:-1]:
             target = target[index]
         target[cell[-1]] = 1
-        check_equal(box.fetch(board), expected, what="the board after set_coords",
-                    case=f"make_board({shape}, 0) then set_coords(board, {cell}, 1)")
+        check_equal(
+            box.fetch(board),
+            expected,
+            what="the board after set_coords",
+            case=f"make_board({shape}, 0) then set_coords(board, {cell}, 1)",
+        )
 
 
 @points(2)
@@ -99,10 +103,13 @@ def test_get_and_set_coords(box, seed):
                     returned = box.call("set_coords", board, cell, "here")
                     got = box.call("get_coords", board, cell)
                 if returned is not None:
-                    raise Mismatch(f"shape {shape}: set_coords(board, {cell}, 'here') should change the board in "
-                                   f"place and return nothing, it returned {describe(returned)}")
-                check_equal(got, "here", what=f"get_coords after set_coords(board, {cell}, 'here')",
-                            case=f"shape {shape}")
+                    raise Mismatch(
+                        f"shape {shape}: set_coords(board, {cell}, 'here') should change the board in "
+                        f"place and return nothing, it returned {describe(returned)}"
+                    )
+                check_equal(
+                    got, "here", what=f"get_coords after set_coords(board, {cell}, 'here')", case=f"shape {shape}"
+                )
 
 
 @points(2)
@@ -138,7 +145,11 @@ def test_new_board(box, seed):
     require(box, "new_board")
     rng = random.Random(f"{seed}:nbd")
     cases: list[tuple[list[int], list]] = [
-        ([4], [[0]]), ([3, 3], [[1, 1]]), ([2, 4], [[0, 0], [1, 3]]), ([2, 3], [(0, 0), (1, 2)])]
+        ([4], [[0]]),
+        ([3, 3], [[1, 1]]),
+        ([2, 4], [[0, 0], [1, 3]]),
+        ([2, 3], [(0, 0), (1, 2)]),
+    ]
     for number, shape in enumerate(random_shapes(seed, "nbd", 8)):
         cells = list(itertools.product(*[range(n) for n in shape]))
         chosen = rng.sample(cells, rng.randint(0, max(1, len(cells) // 3)))

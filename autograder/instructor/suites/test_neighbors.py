@@ -21,8 +21,15 @@ from autograder.suite import Mismatch, check_coordinates, check_equal, describe,
 from minesweeper_kit import Game
 from minesweeper_kit.sandbox import StudentError
 
-GAME_FUNCTIONS = ("read_file", "make_empty_grid", "update_grid", "print_grid", "dig", "count_total_moves",
-                  "determine_game_status")
+GAME_FUNCTIONS = (
+    "read_file",
+    "make_empty_grid",
+    "update_grid",
+    "print_grid",
+    "dig",
+    "count_total_moves",
+    "determine_game_status",
+)
 
 
 def board_text(rows):
@@ -159,10 +166,14 @@ def test_update_grid_and_empty_grid(box, seed):
         with during(case):
             returned = box.call("update_grid", grid)
         if returned is not None:
-            raise Mismatch(f"{case}: update_grid should change the grid in place and return nothing, "
-                           f"it returned {describe(returned)}")
+            raise Mismatch(
+                f"{case}: update_grid should change the grid in place and return nothing, "
+                f"it returned {describe(returned)}"
+            )
         game = engine_game(rows)
-        expected = [["X" if v else str(int(game.numbers[r, c])) for c, v in enumerate(row)] for r, row in enumerate(rows)]
+        expected = [
+            ["X" if v else str(int(game.numbers[r, c])) for c, v in enumerate(row)] for r, row in enumerate(rows)
+        ]
         check_equal(box.fetch(grid), expected, what="the grid after update_grid", case=case)
         # Every row of the empty grid is its own list: changing the bottom-left cell changes no other row.
         bottom = len(rows) - 1
@@ -179,8 +190,11 @@ def test_print_grid(box, seed):
     """print_grid prints the exact Project 10 format"""
     require(box, "print_grid")
     rng = random.Random(f"{seed}:print")
-    views = [[[" ", "1"], ["X", "0"]], [[" "] for _ in range(11)],
-             [[rng.choice([" ", "0", "1", "X"]) for _ in range(26)] for _ in range(100)]]
+    views = [
+        [[" ", "1"], ["X", "0"]],
+        [[" "] for _ in range(11)],
+        [[rng.choice([" ", "0", "1", "X"]) for _ in range(26)] for _ in range(100)],
+    ]
     for _ in range(4):
         height, width = rng.randint(1, 11), rng.randint(1, 11)
         views.append([[rng.choice([" ", "0", "1", "2", "X"]) for _ in range(width)] for _ in range(height)])
@@ -193,10 +207,14 @@ def test_print_grid(box, seed):
             for index, line in enumerate(wanted):
                 got = lines[index] if index < len(lines) else "(nothing)"
                 if got != line:
-                    raise Mismatch(f"print_grid of a {len(view)}x{len(view[0])} grid: printed line {index + 1} is "
-                                   f"{got!r}, expected {line!r}")
-            raise Mismatch(f"print_grid of a {len(view)}x{len(view[0])} grid printed extra text: "
-                           f"{describe(printed[len(expected):])}")
+                    raise Mismatch(
+                        f"print_grid of a {len(view)}x{len(view[0])} grid: printed line {index + 1} is "
+                        f"{got!r}, expected {line!r}"
+                    )
+            raise Mismatch(
+                f"print_grid of a {len(view)}x{len(view[0])} grid printed extra text: "
+                f"{describe(printed[len(expected) :])}"
+            )
 
 
 def play(box, rows, moves, case):
@@ -224,9 +242,11 @@ def test_original_scripted_games(box, originals):
             got, wanted = printed.splitlines(), expected.splitlines()
             for index, line in enumerate(wanted):
                 if index >= len(got) or got[index] != line:
-                    raise Mismatch(f"the original {name.replace('_', ' ')} ({' '.join(moves)}): output line "
-                                   f"{index + 1} is {got[index] if index < len(got) else '(nothing)'!r}, "
-                                   f"expected {line!r}")
+                    raise Mismatch(
+                        f"the original {name.replace('_', ' ')} ({' '.join(moves)}): output line "
+                        f"{index + 1} is {got[index] if index < len(got) else '(nothing)'!r}, "
+                        f"expected {line!r}"
+                    )
             raise Mismatch(f"the original {name.replace('_', ' ')}: more output than expected")
 
 
@@ -290,7 +310,11 @@ def test_neighbors_1d(box, seed):
         expected = [p for p in (x - 1, x + 1) if 0 <= p < length]
         with during(f"neighbors_1d({length}, {x})"):
             got = box.call("neighbors_1d", length, x)
-        if not isinstance(got, list) or sorted(v for v in got if isinstance(v, int)) != expected or len(got) != len(expected):
+        if (
+            not isinstance(got, list)
+            or sorted(v for v in got if isinstance(v, int)) != expected
+            or len(got) != len(expected)
+        ):
             raise Mismatch(f"neighbors_1d({length}, {x}): expected {expected} (any order), got {describe(got)}")
 
 
@@ -298,24 +322,34 @@ def test_neighbors_1d(box, seed):
 def test_neighbors_2d(box, seed):
     """neighbors_2d at corners, edges and inside"""
     require(box, "neighbors_2d")
-    for shape, cell in as_tuples_too([([3, 3], [0, 0]), ([3, 3], [1, 1]), ([1, 3], [0, 2]), ([4, 2], [3, 1])]
-                                     + cells_of(seed, "2d", 5, 2)):
+    for shape, cell in as_tuples_too(
+        [([3, 3], [0, 0]), ([3, 3], [1, 1]), ([1, 3], [0, 2]), ([4, 2], [3, 1])] + cells_of(seed, "2d", 5, 2)
+    ):
         with during(f"neighbors_2d({shape}, {cell})"):
             got = box.call("neighbors_2d", shape, cell)
-        check_coordinates(got, Game.from_mines(shape, []).neighbors(cell), what="the neighbours",
-                          case=f"neighbors_2d({shape}, {cell})")
+        check_coordinates(
+            got,
+            Game.from_mines(shape, []).neighbors(cell),
+            what="the neighbours",
+            case=f"neighbors_2d({shape}, {cell})",
+        )
 
 
 @points(1)
 def test_neighbors_3d(box, seed):
     """neighbors_3d at corners, edges and inside"""
     require(box, "neighbors_3d")
-    for shape, cell in as_tuples_too([([3, 3, 3], [1, 1, 1]), ([2, 2, 2], [0, 0, 0]), ([1, 4, 2], [0, 3, 1])]
-                                     + cells_of(seed, "3d", 5, 3)):
+    for shape, cell in as_tuples_too(
+        [([3, 3, 3], [1, 1, 1]), ([2, 2, 2], [0, 0, 0]), ([1, 4, 2], [0, 3, 1])] + cells_of(seed, "3d", 5, 3)
+    ):
         with during(f"neighbors_3d({shape}, {cell})"):
             got = box.call("neighbors_3d", shape, cell)
-        check_coordinates(got, Game.from_mines(shape, []).neighbors(cell), what="the neighbours",
-                          case=f"neighbors_3d({shape}, {cell})")
+        check_coordinates(
+            got,
+            Game.from_mines(shape, []).neighbors(cell),
+            what="the neighbours",
+            case=f"neighbors_3d({shape}, {cell})",
+        )
 
 
 @points(2)
@@ -326,5 +360,6 @@ def test_neighbors_nd(box, seed):
     for shape, cell in as_tuples_too(fixed + cells_of(seed, "nd", 8, 0)):
         with during(f"neighbors({shape}, {cell})"):
             got = box.call("neighbors", shape, cell)
-        check_coordinates(got, Game.from_mines(shape, []).neighbors(cell), what="the neighbours",
-                          case=f"neighbors({shape}, {cell})")
+        check_coordinates(
+            got, Game.from_mines(shape, []).neighbors(cell), what="the neighbours", case=f"neighbors({shape}, {cell})"
+        )
