@@ -1,4 +1,4 @@
-# Two set-up commands matter: `make lab` (the main job) and `make test`.
+# Two set-up commands matter: `make lab` (the main job) and `make test` (which runs `make lint` first).
 # `make lab` opens the student workspace (workspace/, the student versions of the notebooks, built
 # once and never overwritten); instructors open the source notebooks with `make lab-source`.
 # Everything they need is installed from here: Python packages through pyproject.toml,
@@ -10,14 +10,18 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 CHROMIUM ?= /usr/bin/chromium
 PYTEST_ARGS ?=
+# What `make lint` checks with ruff and mypy.
+LINT_PATHS := minesweeper_kit autograder
 
-.PHONY: lab lab-source test bench release chromium bubblewrap clean help
+.PHONY: lab lab-source lint test bench release chromium bubblewrap clean help
 
 help:
 	@echo "make lab         create .venv, install the kit with JupyterLab, build the student versions once"
 	@echo "                 into workspace/ (yours are never overwritten) and start JupyterLab there"
 	@echo "make lab-source  the same JupyterLab on notebooks/, the source versions with every solution (instructors)"
-	@echo "make test        create .venv with the test extras, make sure Chromium is there, run the whole suite"
+	@echo "make lint        ruff check, ruff format --check and mypy on minesweeper_kit/ and autograder/"
+	@echo "make test        create .venv with the test extras, make sure Chromium and bubblewrap are there,"
+	@echo "                 run make lint, then the whole suite"
 	@echo "make bench       run the benchmarks in benchmarks/ and rewrite BENCHMARKS.md"
 	@echo "make release     build the student versions of the notebooks with nbgrader generate_assignment"
 
@@ -62,7 +66,13 @@ bubblewrap:
 	  exit 1; \
 	fi
 
+lint: $(VENV)/.installed-test
+	$(VENV)/bin/ruff check $(LINT_PATHS)
+	$(VENV)/bin/ruff format --check $(LINT_PATHS)
+	$(VENV)/bin/mypy $(LINT_PATHS)
+
 test: $(VENV)/.installed-test chromium bubblewrap
+	$(MAKE) --no-print-directory lint
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 bench: $(VENV)/.installed-test chromium bubblewrap
