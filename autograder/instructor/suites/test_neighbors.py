@@ -130,7 +130,7 @@ def board_file(rows, separator, end):
 
 @points(2)
 def test_read_file(box, originals, seed):
-    """read_file reads the original boards (first file row first)"""
+    """read_file reads the original boards and files in every style step 1 allows (first file row first)"""
     require(box, "read_file")
     for name in ("fiveByFive.txt", "tenSquare.txt"):
         text = (originals / "B" / name).read_text()
