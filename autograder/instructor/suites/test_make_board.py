@@ -144,12 +144,7 @@ def test_new_board(box, seed):
     """new_board places bombs and counts them like the engine"""
     require(box, "new_board")
     rng = random.Random(f"{seed}:nbd")
-    cases: list[tuple[list[int], list]] = [
-        ([4], [[0]]),
-        ([3, 3], [[1, 1]]),
-        ([2, 4], [[0, 0], [1, 3]]),
-        ([2, 3], [(0, 0), (1, 2)]),
-    ]
+    cases: list = [([4], [[0]]), ([3, 3], [[1, 1]]), ([2, 4], [[0, 0], [1, 3]]), ([2, 3], [(0, 0), (1, 2)])]
     for number, shape in enumerate(random_shapes(seed, "nbd", 8)):
         cells = list(itertools.product(*[range(n) for n in shape]))
         chosen = rng.sample(cells, rng.randint(0, max(1, len(cells) // 3)))
