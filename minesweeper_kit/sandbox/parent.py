@@ -140,6 +140,17 @@ class ResultError(SandboxError):
     """The child's answer was too large or not valid JSON."""
 
 
+def _process_ticks(pid: int) -> int | None:
+    """A process's user and system time plus that of the children it reaped, in clock ticks;
+    None when it has gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        return sum(int(x) for x in fields[11:15])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _describe_exit(code: int | None) -> str:
     if code is None:
         return "the child process stopped answering"
@@ -258,6 +269,7 @@ class Sandbox:
         self._files: dict[str, bytes] = {}
         self._cpu_before = 0.0  # CPU seconds of earlier (killed) children
         self._cpu_last = 0.0  # last reading of the current child
+        self._tree: tuple[int, list[int], float] = (0, [], 0.0)  # the child's processes, as last found
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> Sandbox:
@@ -406,16 +418,22 @@ class Sandbox:
         *args: Any,
         timeout: float | None = None,
         capture_stdout: bool = False,
+        keep: bool = False,
         **kwargs: Any,
     ) -> Any:
-        """Call method ``name`` of an object behind ``handle``."""
-        return self._call(
-            {"op": "call", "name": name, "handle": self._check(handle).id}, args, kwargs, timeout, capture_stdout
-        )
+        """Call method ``name`` of an object behind ``handle`` (``keep`` as in :meth:`call`)."""
+        request = {"op": "call", "name": name, "handle": self._check(handle).id, **({"keep": True} if keep else {})}
+        return self._call(request, args, kwargs, timeout, capture_stdout)
 
-    def call_captured(self, name: str, *args: Any, timeout: float | None = None) -> tuple[Any, str]:
-        """Call ``name`` and return ``(result, what it printed during the call)``."""
-        reply = self._call({"op": "call", "name": name}, args, {}, timeout, True, full=True)
+    def call_captured(
+        self, name: str, *args: Any, handle: Handle | None = None, timeout: float | None = None
+    ) -> tuple[Any, str]:
+        """Call ``name`` (a method of the object behind ``handle``, if given) and return
+        ``(result, what it printed during the call)``."""
+        request: dict[str, Any] = {"op": "call", "name": name}
+        if handle is not None:
+            request["handle"] = self._check(handle).id
+        reply = self._call(request, args, {}, timeout, True, full=True)
         return reply["value"], reply.get("stdout", "")
 
     def get_attr(self, target: Handle | None, name: str, *, timeout: float | None = None) -> Any:
@@ -627,25 +645,40 @@ class Sandbox:
 
         Each live process counts its own time plus that of the children it has reaped, so a
         process that ended is counted once, by whoever reaped it (bubblewrap's init reaps
-        orphans). The grader's own work is never counted."""
+        orphans). The grader's own work is never counted. Finding the tree's processes costs
+        more than reading them, so the list is found afresh at most every ``_TREE_REFRESH``
+        seconds (or when one of them has gone): a new process is counted within that time."""
         process = self._process
         if process is None:
             return 0.0
-        total, seen, todo = 0, set(), [process.pid]
+        now = time.monotonic()
+        root, pids, found_at = self._tree
+        if root == process.pid and now - found_at < self._TREE_REFRESH:
+            total = 0
+            for pid in pids:
+                ticks = _process_ticks(pid)
+                if ticks is None:  # gone: its time moved to whoever reaped it, so look again
+                    break
+                total += ticks
+            else:
+                return total / _CLOCK_TICKS
+        total, seen, todo = 0, [], [process.pid]
         while todo:
             pid = todo.pop()
             if pid in seen:
                 continue
-            seen.add(pid)
+            ticks = _process_ticks(pid)
+            if ticks is None:
+                continue
+            seen.append(pid)
+            total += ticks
             try:
-                with open(f"/proc/{pid}/stat", "rb") as handle:
-                    fields = handle.read().rsplit(b")", 1)[1].split()
-                total += sum(int(x) for x in fields[11:15])
                 for task in os.listdir(f"/proc/{pid}/task"):
                     with open(f"/proc/{pid}/task/{task}/children", "rb") as handle:
                         todo.extend(int(x) for x in handle.read().split())
-            except (OSError, ValueError, IndexError):
+            except (OSError, ValueError):
                 continue
+        self._tree = (process.pid, seen, now)
         return total / _CLOCK_TICKS
 
     def _limits_for(self, timeout: float | None) -> tuple[float | None, str]:
@@ -767,6 +800,7 @@ class Sandbox:
         return reply
 
     _POLL = 0.05  #: seconds between CPU readings while waiting for the child
+    _TREE_REFRESH = 0.1  #: seconds a list of the child's processes is trusted before it is found again
     _EXIT_GRACE = 10.0  #: seconds a child whose pipe closed has to finish exiting before it is killed
     IDLE_CPU = 0.02  #: CPU seconds that count as "the child is working"
 

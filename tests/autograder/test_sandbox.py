@@ -22,6 +22,9 @@ class Thing:
     def grow(self, by):
         self.size += by
         return self.size
+    def tell(self, word):
+        print(word * 2)
+        return [self.size]
     def __eq__(self, other):
         return True
     __hash__ = object.__hash__
@@ -90,6 +93,15 @@ def test_student_output_is_captured_apart_from_the_channel(box):
     assert (value, printed) == (6, "inside\n")
     stdout, stderr = box.output()
     assert "hello there" in stdout and stderr == ""
+
+
+def test_a_method_can_keep_its_result_and_have_its_output_captured(box):
+    thing = box.call("same")
+    kept = box.call_method(thing, "tell", "ab", keep=True)
+    assert isinstance(kept, Handle)  # a plain list, left in the child because it was asked to
+    box.call_method(kept, "append", 9)
+    assert box.fetch(kept) == [0, 9]  # the very list the method returned, changed in place
+    assert box.call_captured("tell", "xy", handle=thing) == ([0], "xyxy\n")
 
 
 def test_student_output_is_capped(box):

@@ -32,7 +32,7 @@ FACE_CODE = {Face.COVERED: -1, Face.FLAG: -2, Face.EXPLODED: -3, Face.WRONG_FLAG
 def kept_call(box, handle, name, *args):
     """Call method ``name`` of an object in the sandbox and leave the result there (a Handle),
     so the test can change that very object afterwards."""
-    return box._call({"op": "call", "name": name, "handle": handle.id, "keep": True}, args, {}, None, False)
+    return box.call_method(handle, name, *args, keep=True)
 
 
 def list_in_sandbox(box, rows):

@@ -109,8 +109,8 @@ def random_games(seed, salt, count, max_cells):
 
 def printed_by_method(box, handle, name, *args):
     """What calling method ``name`` of an object in the sandbox printed."""
-    reply = box._call({"op": "call", "name": name, "handle": handle.id}, args, {}, None, True, full=True)
-    return reply.get("stdout", "")
+    _, printed = box.call_captured(name, *args, handle=handle)
+    return printed
 
 
 def folded(line):

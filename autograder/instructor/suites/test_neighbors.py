@@ -107,7 +107,7 @@ def during(case):
 def kept_call(box, handle, name, *args):
     """Call method ``name`` of an object in the sandbox and leave the result there (a Handle),
     so the test can change that very object afterwards."""
-    return box._call({"op": "call", "name": name, "handle": handle.id, "keep": True}, args, {}, None, False)
+    return box.call_method(handle, name, *args, keep=True)
 
 
 #: How a board file may be written (the notebook: commas, stray spaces around them, blank lines,
