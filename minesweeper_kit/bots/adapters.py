@@ -32,8 +32,9 @@ from ..formats import sweepmine as sweepmine_format
 from .driver import IllegalMove
 from .view import FLAG, UNKNOWN, Action, Move, View
 
-SWEEPMINE_UNKNOWN = 100
-SWEEPMINE_FLAG = 101
+# The grid codes are the Sweepmine format's own (formats/sweepmine.py), named here for bot writers.
+SWEEPMINE_UNKNOWN = sweepmine_format.UNKNOWN
+SWEEPMINE_FLAG = sweepmine_format.FLAG
 
 RUBY_UNKNOWN = "unknown"
 RUBY_FLAG = "flag"
