@@ -18,6 +18,7 @@ import anywidget
 import numpy as np
 import traitlets as t
 
+from ..geometry import Geometry
 from .drivers import COVERED, Driver, StudentCodeError, driver_for
 
 STATIC = pathlib.Path(__file__).parent / "static"
@@ -143,9 +144,7 @@ class Board(anywidget.AnyWidget):
             self._publish(clear_error=False)
 
     def _act(self, action: str, at: Sequence[int]) -> int:
-        at = tuple(int(i) for i in at)
-        if len(at) != len(self.driver.shape) or any(not 0 <= i < n for i, n in zip(at, self.driver.shape)):
-            raise ValueError(f"cell {list(at)} is outside a board of shape {list(self.shape)}")
+        at = Geometry(self.driver.shape).check(at)
         result = 0
         error: dict[str, Any] = {}
         try:

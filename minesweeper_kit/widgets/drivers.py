@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import io
 import linecache
+import math
 import os
 import sys
 import sysconfig
@@ -28,10 +29,13 @@ from typing import Any, Protocol, cast
 
 import numpy as np
 
+from ..geometry import Geometry, validate_shape
+
 Coord = tuple[int, ...]
 
 # Cell codes of a view. An open cell holds its number (any int above FACE_BASE); every other face
-# is a code at or below FACE_BASE. The front end (static/board.js) uses the same constants.
+# is a code at or below FACE_BASE. The front end (static/board.js) repeats them, and
+# tests/widgets/test_cell_codes.py checks that the two agree.
 FACE_BASE = -(1 << 30)
 COVERED = FACE_BASE - 1
 FLAG = FACE_BASE - 2
@@ -153,22 +157,12 @@ def call_student(what: str, function: Callable[..., Any], *args: Any, **kwargs: 
 
 
 def _check_game(shape: Sequence[int], mines: int) -> Coord:
-    shape = tuple(int(n) for n in shape)
-    if not 1 <= len(shape) <= 60:
-        raise ValueError(f"shape must have 1 to 60 axes, got {len(shape)}")
-    if any(n < 1 for n in shape):
-        raise ValueError(f"every axis must be at least 1, got shape {shape}")
-    cells = int(np.prod(shape))
+    """The shape (checked by geometry.py) of a game whose first dig is always safe."""
+    checked = validate_shape(shape)
+    cells = math.prod(checked)
     if not 0 <= mines <= cells - 1:
-        raise ValueError(f"mines must be between 0 and {cells - 1} for shape {shape}, got {mines}")
-    return shape
-
-
-def _check_at(shape: Coord, at: Sequence[int]) -> Coord:
-    at = tuple(int(i) for i in at)
-    if len(at) != len(shape) or any(not 0 <= i < n for i, n in zip(at, shape)):
-        raise ValueError(f"cell {at} is outside a board of shape {shape}")
-    return at
+        raise ValueError(f"mines must be between 0 and {cells - 1} for shape {checked}, got {mines}")
+    return checked
 
 
 def _flatten(nested: Any, shape: Coord, what: str) -> list[Any]:
@@ -321,6 +315,7 @@ class StudentDriver:
 
     def __init__(self, shape: Sequence[int], mines: int, seed: int | None = None, name: str = "student code") -> None:
         self.shape = _check_game(shape, mines)
+        self.geometry = Geometry(self.shape)
         self.mines = int(mines)
         self.torus = False
         self.name = name
@@ -338,7 +333,7 @@ class StudentDriver:
         self._lost_at: Coord | None = None
 
     def dig(self, at: Coord) -> int:
-        at = _check_at(self.shape, at)
+        at = self.geometry.check(at)
         if self.game is None:
             mine_list = self._place_mines(at)
             self._reference = self._make_reference()
@@ -358,7 +353,7 @@ class StudentDriver:
         return int(revealed) if revealed is not None else 0
 
     def mark(self, at: Coord) -> None:
-        at = _check_at(self.shape, at)
+        at = self.geometry.check(at)
         if self.game is not None and self.native_marks:
             self._mark(at)
             if self._reference is not None:
@@ -585,7 +580,7 @@ class NewBoardDriver(StudentDriver):
             self._open[cell] = True
             opened += 1
             if self._values[cell] == 0:
-                stack.extend(_neighbours(cell, self.shape))
+                stack.extend(self.geometry.neighbours(cell))
         if not (~self._open & (self._values != MINE)).any():
             self._state_now = "victory"
         return opened
@@ -593,15 +588,6 @@ class NewBoardDriver(StudentDriver):
     def _student_view(self) -> tuple[np.ndarray, str, int | None]:
         cells = np.where(self._open, self._values, COVERED).astype(np.int32)
         return cells, self._state_now, None
-
-
-def _neighbours(at: Coord, shape: Coord) -> list[Coord]:
-    out = []
-    for offset in np.ndindex(*(3,) * len(shape)):
-        cell = tuple(a + o - 1 for a, o in zip(at, offset))
-        if cell != at and all(0 <= c < n for c, n in zip(cell, shape)):
-            out.append(cell)
-    return out
 
 
 # Status codes of the flood-fill step's VisibleField (docs/assignments.md).
@@ -646,7 +632,7 @@ class FieldDriver(StudentDriver):
         call_student("VisibleField.cycle_guess", self.game.cycle_guess, *at)
 
     def mark(self, at: Coord) -> None:
-        at = _check_at(self.shape, at)
+        at = self.geometry.check(at)
         if self.game is None:
             self._marks[at] = (self._marks[at] + 1) % 3
             return
