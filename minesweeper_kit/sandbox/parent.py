@@ -681,9 +681,9 @@ class Sandbox:
         self._tree = (process.pid, seen, now)
         return total / _CLOCK_TICKS
 
-    def _limits_for(self, timeout: float | None) -> tuple[float | None, str]:
-        """The CPU seconds this call may use, and what that limit is called in messages."""
-        used = self.cpu_seconds()
+    def _limits_for(self, timeout: float | None, used: float) -> tuple[float | None, str]:
+        """The CPU seconds this call may use, ``used`` seconds having gone already, and what that
+        limit is called in messages."""
         limits: list[tuple[float, str]] = []
         if timeout is not None:
             limits.append((timeout, "call"))
@@ -696,8 +696,8 @@ class Sandbox:
         return min(limits)
 
     def _request(self, message: dict[str, Any], *, timeout: float | None, raw: bool = False) -> Any:
-        cpu_limit, which = self._limits_for(timeout)
-        cpu_start = self.cpu_seconds()
+        cpu_start = self.cpu_seconds()  # one reading serves both: reading /proc is most of a request's cost
+        cpu_limit, which = self._limits_for(timeout, cpu_start)
         wall_end = None if cpu_limit is None else time.monotonic() + cpu_limit * self.wall_factor + self.wall_slack
         data = json.dumps(message, separators=(",", ":")).encode("utf-8")
 
