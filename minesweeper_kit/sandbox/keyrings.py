@@ -13,7 +13,6 @@ Standard library only: the child imports this file from its runtime folder too.
 import ctypes
 import errno
 import os
-import platform
 
 # keyctl(2) has no wrapper in the C library (libkeyutils provides one, but is seldom installed),
 # so it is called by number. The asm-generic table serves arm64, riscv64 and loongarch64.
@@ -32,7 +31,7 @@ _CLEAR = 7
 _USER_KEYRING = -4
 _USER_SESSION_KEYRING = -5
 
-KEYCTL = _KEYCTL_NUMBERS.get(platform.machine().lower())
+KEYCTL = _KEYCTL_NUMBERS.get(os.uname().machine.lower())  # not platform: every child imports this
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
@@ -43,7 +42,7 @@ def supported() -> bool:
 
 def _keyctl(operation: int, *args) -> int:
     if KEYCTL is None:
-        raise OSError(errno.ENOSYS, f"keyctl's system call number on {platform.machine()} is not known")
+        raise OSError(errno.ENOSYS, f"keyctl's system call number on {os.uname().machine} is not known")
     ctypes.set_errno(0)
     result = _libc.syscall(KEYCTL, operation, *args)
     return result if result >= 0 else -ctypes.get_errno()

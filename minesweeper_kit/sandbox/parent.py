@@ -342,12 +342,7 @@ class Sandbox:
             process.wait(timeout=30)
         self._collect_output()
         self._process = None
-        if self._lease is not None:
-            self._lease.release()
-            self._lease = None
-        if self._cgroup is not None:
-            self._cgroup.remove()
-            self._cgroup = None
+        self._release_lease_and_cgroup()
 
     def close(self) -> None:
         """Kill the child and remove the grader's own temporary folder for it."""
@@ -604,6 +599,15 @@ class Sandbox:
             protections.insert(0, self.isolation_status.mode)
         self.protections = protections
 
+    def _release_lease_and_cgroup(self) -> None:
+        """Give back the child's uid and memory cgroup (root only); safe to call twice."""
+        if self._lease is not None:
+            self._lease.release()
+            self._lease = None
+        if self._cgroup is not None:
+            self._cgroup.remove()
+            self._cgroup = None
+
     def _cleanup_process(self) -> None:
         for fd in (self._req_w, self._resp_r):
             if fd >= 0:
@@ -611,12 +615,7 @@ class Sandbox:
                     os.close(fd)
         self._req_w = self._resp_r = -1
         self._process = None
-        if self._lease is not None:
-            self._lease.release()
-            self._lease = None
-        if self._cgroup is not None:
-            self._cgroup.remove()
-            self._cgroup = None
+        self._release_lease_and_cgroup()
         if self._root:
             shutil.rmtree(self._root, ignore_errors=True)
             self._root = None
