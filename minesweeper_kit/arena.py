@@ -41,7 +41,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -49,46 +49,13 @@ from .bots.driver import DRIVER_SOURCE, IllegalMove, bot_from_namespace
 from .bots.view import FLAG, UNKNOWN, Action, Move, View
 from .game import Game, Mark
 from .presets import PRESETS
+from .rules import SWEEPMINE_CHARGES, Rules
 
-SWEEPMINE_CHARGES = (-10, 1)
 MOVES_PER_CELL = 4
 Z95 = 1.959963984540054
 
 
 # ---------------------------------------------------------------------- rules and subtasks
-@dataclass(frozen=True)
-class Rules:
-    """The board a game is played on. `charges` is a (lo, hi) range to draw charges from, or None."""
-
-    shape: tuple[int, ...]
-    mines: int
-    torus: bool = False
-    charges: tuple[int, int] | None = None
-    name: str = ""
-
-    @classmethod
-    def preset(cls, name: str, torus: bool = False, charges: bool | tuple[int, int] = False) -> Rules:
-        """A classic board: beginner (9x9, 10), intermediate (16x16, 40) or expert (16x30, 99)."""
-        if name not in PRESETS:
-            raise ValueError(f"unknown preset {name!r}: choose one of {', '.join(PRESETS)}")
-        p = PRESETS[name]
-        charge_range = (
-            SWEEPMINE_CHARGES if charges is True else (cast("tuple[int, int]", tuple(charges)) if charges else None)
-        )
-        return cls(p.shape, p.mines, bool(torus), charge_range, name)
-
-    @property
-    def label(self) -> str:
-        base = self.name or "x".join(map(str, self.shape)) + f"/{self.mines}"
-        return base + (" torus" if self.torus else "") + (f" charges{list(self.charges)}" if self.charges else "")
-
-    def for_game(self, seed: int) -> Rules:
-        return self
-
-    def new_game(self, seed: int) -> Game:
-        return Game.new(self.shape, self.mines, torus=self.torus, first_move="safe", charges=self.charges, seed=seed)
-
-
 @dataclass(frozen=True)
 class Subtask:
     """A Sweepmine.TM subtask: its boards and its scoring constants (k1, k2) and judge rate Q (%)."""

@@ -16,14 +16,19 @@ from typing import Literal
 import numpy as np
 
 from .geometry import Coordinate, Geometry
+from .rules import (
+    MAX_CHARGE,
+    FirstMove,
+    Reveal,
+    check_charge,
+    check_charge_range,
+    check_first_move,
+    check_mine_count,
+    check_reveal,
+    max_mines,
+)
 
 State = Literal["ongoing", "victory", "defeat"]
-Reveal = Literal["flood", "ring", "single"]
-FirstMove = Literal["any", "safe", "opening"]
-
-REVEAL_RULES = ("flood", "ring", "single")
-FIRST_MOVES = ("any", "safe", "opening")
-MAX_CHARGE = 10
 FRONTIER_STEPS = 24  # flood steps taken frontier by frontier before labelling the whole region
 
 ChargeSpec = Mapping[Sequence[int], int] | Sequence[int] | np.ndarray | None
@@ -79,13 +84,9 @@ class Game:
         seed: int | None = None,
     ) -> None:
         self.geometry = Geometry(shape, torus)
-        if reveal not in REVEAL_RULES:
-            raise ValueError(f"reveal must be one of {', '.join(REVEAL_RULES)}, got {reveal!r}")
-        if first_move not in FIRST_MOVES:
-            raise ValueError(f"first_move must be one of {', '.join(FIRST_MOVES)}, got {first_move!r}")
         size = self.geometry.size
-        self.reveal: Reveal = reveal
-        self.first_move: FirstMove = first_move
+        self.reveal: Reveal = check_reveal(reveal)
+        self.first_move: FirstMove = check_first_move(first_move)
         self.seed = int(seed) if seed is not None else secrets.randbelow(2**32)
         self._rng = np.random.default_rng(self.seed)
         self._mines = np.zeros(size, dtype=bool)
@@ -95,9 +96,10 @@ class Game:
         self._charges = np.ones(size, dtype=np.int8)
         if charges is not None and charge_range is not None:
             raise ValueError("give either explicit charges or a charge_range to draw them from, not both")
-        if charge_range is not None:
-            self._charges = _draw_charges(self._rng, size, charge_range)
-        self.mine_count = _check_mine_count(mine_count, self._max_mines(first_move))
+        self.charge_range = check_charge_range(charge_range)
+        if self.charge_range is not None:
+            self._charges = _draw_charges(self._rng, size, self.charge_range)
+        self.mine_count = check_mine_count(mine_count, max_mines(self.geometry.shape, self.first_move))
         self.state: State = "ongoing"
         self.exploded: Coordinate | None = None
         self.history: list[Action] = []
@@ -337,10 +339,6 @@ class Game:
         return Mark(int(self._marks[index]))
 
     # ------------------------------------------------------------------ internals
-    def _max_mines(self, first_move: FirstMove) -> int:
-        excluded = {"any": 0, "safe": 1, "opening": self.geometry.neighbourhood_size_bound()}[first_move]
-        return max(self.geometry.size - excluded, 0)
-
     def _install_mines(self, mask: np.ndarray) -> None:
         self._mines = np.asarray(mask, dtype=bool).copy()
         self.mine_count = int(np.count_nonzero(self._mines))
@@ -432,35 +430,8 @@ def _same_shape(name: str, array: np.ndarray, shape: tuple[int, ...], dtype) -> 
     return array.astype(dtype).ravel().copy()
 
 
-def _check_mine_count(mines: int, allowed: int) -> int:
-    if isinstance(mines, (bool, np.bool_)) or not isinstance(mines, (int, np.integer)):
-        raise ValueError(f"the number of mines must be an integer, got {mines!r}")
-    if mines < 0:
-        raise ValueError(f"the number of mines cannot be negative, got {mines}")
-    if mines > allowed:
-        raise ValueError(
-            f"{mines} mines do not fit: at most {allowed} cells can hold a mine under this first-move rule"
-        )
-    return int(mines)
-
-
-def _check_charge(value, where: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"charge {where} must be an integer, got {value!r}")
-    if value == 0 or not -MAX_CHARGE <= value <= MAX_CHARGE:
-        raise ValueError(f"charge {where} must be a nonzero integer in [-{MAX_CHARGE}, {MAX_CHARGE}], got {value}")
-    return int(value)
-
-
 def _draw_charges(rng: np.random.Generator, size: int, charge_range: tuple[int, int]) -> np.ndarray:
-    try:
-        lo, hi = (int(v) for v in charge_range)
-    except (TypeError, ValueError):
-        raise ValueError(f"charges must be a (low, high) pair, got {charge_range!r}") from None
-    _check_charge(lo, "range low end")
-    _check_charge(hi, "range high end")
-    if lo > hi:
-        raise ValueError(f"charge range low end {lo} is above the high end {hi}")
+    lo, hi = check_charge_range(charge_range) or (1, 1)
     values = np.array([v for v in range(lo, hi + 1) if v != 0], dtype=np.int8)
     return rng.choice(values, size=size)
 
@@ -473,7 +444,7 @@ def _charge_array(geometry: Geometry, charges: ChargeSpec, mines: np.ndarray | N
     if isinstance(charges, Mapping):
         for coord, value in charges.items():
             c = geometry.check(coord)
-            out[geometry.flat(c)] = _check_charge(value, f"at {list(c)}")
+            out[geometry.flat(c)] = check_charge(value, f"at {list(c)}")
         return out
     array = np.asarray(charges)
     if array.shape == geometry.shape and not (mines is not None and array.ndim == 1 and len(array) == len(mines)):
@@ -483,15 +454,15 @@ def _charge_array(geometry: Geometry, charges: ChargeSpec, mines: np.ndarray | N
         bad = np.flatnonzero((flat == 0) | (flat < -MAX_CHARGE) | (flat > MAX_CHARGE))
         if bad.size:
             where = list(geometry.unflat(int(bad[0])))
-            _check_charge(int(flat[bad[0]]), f"at {where}")
+            check_charge(int(flat[bad[0]]), f"at {where}")
         return flat.astype(np.int8)
     if mines is None or array.ndim != 1 or len(array) != len(mines):
         raise ValueError("charges must be a mapping {coordinate: charge}, one charge per mine, or a board-shaped array")
     if array.size and array.dtype.kind not in "iu":
         for index, value in zip(mines.tolist(), array.tolist()):
-            _check_charge(value, f"of mine {list(geometry.unflat(index))}")
+            check_charge(value, f"of mine {list(geometry.unflat(index))}")
     bad = np.flatnonzero((array == 0) | (array < -MAX_CHARGE) | (array > MAX_CHARGE))
     if bad.size:
-        _check_charge(int(array[bad[0]]), f"of mine {list(geometry.unflat(int(mines[bad[0]])))}")
+        check_charge(int(array[bad[0]]), f"of mine {list(geometry.unflat(int(mines[bad[0]])))}")
     out[mines] = array.astype(np.int8)
     return out

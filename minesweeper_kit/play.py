@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import sys
 from collections.abc import Callable
@@ -11,6 +12,7 @@ from typing import TextIO
 from .game import Game
 from .presets import PRESETS
 from .render import terminal_render
+from .rules import DEFAULT_CHARGES, FIRST_MOVES, REVEAL_RULES, Rules
 
 HELP = """\
 Moves (coordinates are 0-indexed, one number per axis, in the order the board lists them):
@@ -71,15 +73,22 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--charges",
         nargs="?",
-        const=(-10, 10),
+        const=DEFAULT_CHARGES,
         type=parse_charge_range,
         metavar="LOW:HIGH",
-        help="give each cell a random nonzero charge (default range -10:10); numbers sum the "
-        "charges of neighbouring mines and zeros no longer flood",
+        help="give each cell a random nonzero charge (default range -10:10; write --charges=-3:2 when the "
+        "range starts below zero); numbers sum the charges of neighbouring mines and zeros no longer flood",
+    )
+    parser.add_argument(
+        "--reveal",
+        choices=REVEAL_RULES,
+        default="flood",
+        help="what a dug zero opens: flood (the whole empty region), ring (its neighbours only) or single "
+        "(the cell alone) (default: flood)",
     )
     parser.add_argument(
         "--first-move",
-        choices=["safe", "opening", "any"],
+        choices=FIRST_MOVES,
         default="safe",
         help="safe: the first dig is never a mine; opening: nor its neighbours; any: no protection (default: safe)",
     )
@@ -88,20 +97,15 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def game_from_options(args: argparse.Namespace) -> Game:
+def rules_from_options(args: argparse.Namespace) -> Rules:
+    """The `Rules` the board options of `add_game_options` name (checked: a bad combination raises ValueError)."""
     preset = PRESETS[args.preset]
     shape = args.shape or preset.shape
     mines = args.mines
     if mines is None:
-        mines = preset.mines if args.shape is None else max(1, round(0.15 * _size(shape)))
-    return Game.new(shape, mines, torus=args.torus, first_move=args.first_move, charges=args.charges, seed=args.seed)
-
-
-def _size(shape: tuple[int, ...]) -> int:
-    total = 1
-    for n in shape:
-        total *= n
-    return total
+        mines = preset.mines if args.shape is None else max(1, round(0.15 * math.prod(shape)))
+    name = args.preset if args.shape is None and args.mines is None else ""
+    return Rules(shape, mines, args.torus, args.charges, args.reveal, args.first_move, name)
 
 
 def status_line(game: Game) -> str:
@@ -114,10 +118,17 @@ def status_line(game: Game) -> str:
 
 
 def play_terminal(
-    game: Game, read: Callable[[str], str] = input, out: TextIO = sys.stdout, color: bool = False
+    game: Game,
+    read: Callable[[str], str] = input,
+    out: TextIO = sys.stdout,
+    color: bool = False,
+    rules: Rules | None = None,
 ) -> Game:
-    """Play until the game ends or the player quits; return the last game."""
-    make_again = (game.shape, game.mine_count, game.torus, game.first_move, game.charged)
+    """Play until the game ends or the player quits; return the last game.
+
+    `n` starts a new game under `rules` (by default the rules `game` was made with).
+    """
+    rules = rules or Rules.of_game(game)
     out.write(f"{HELP}\n\n")
     while True:
         out.write(terminal_render(game, color=color) + status_line(game) + "\n")
@@ -138,8 +149,7 @@ def play_terminal(
             out.write(HELP + "\n")
             continue
         if line.lower() in ("n", "new"):
-            shape, mines, torus, first_move, charged = make_again
-            game = Game.new(shape, mines, torus=torus, first_move=first_move, charges=(-10, 10) if charged else None)
+            game = rules.new_game()
             continue
         try:
             action, at = parse_move(line, game.ndim)
@@ -153,25 +163,16 @@ def play_terminal(
 
 def run(args: argparse.Namespace) -> int:
     try:
-        game = game_from_options(args)
+        rules = rules_from_options(args)
     except ValueError as error:
         print(f"mines play: {error}", file=sys.stderr)
         return 2
     if args.web:
         from .widgets.web import serve
 
-        serve(
-            game.shape,
-            game.mine_count,
-            torus=game.torus,
-            charges=args.charges,
-            seed=game.seed,
-            host=args.host,
-            port=args.port,
-            open_browser=not args.no_browser,
-        )
+        serve(rules, seed=args.seed, host=args.host, port=args.port, open_browser=not args.no_browser)
         return 0
-    play_terminal(game, color=sys.stdout.isatty())
+    play_terminal(rules.new_game(args.seed), rules=rules, color=sys.stdout.isatty())
     return 0
 
 

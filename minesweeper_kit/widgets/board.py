@@ -9,6 +9,7 @@ toggle live in the front end (static/board.js) and cost no round trip.
 
 from __future__ import annotations
 
+import dataclasses
 import pathlib
 import time
 from collections.abc import Sequence
@@ -19,10 +20,28 @@ import numpy as np
 import traitlets as t
 
 from ..geometry import Geometry
+from ..rules import Rules
 from .drivers import COVERED, Driver, StudentCodeError, driver_for
 
 STATIC = pathlib.Path(__file__).parent / "static"
 MAX_CELLS = 1 << 20
+
+
+RULE_OPTIONS = tuple(f.name for f in dataclasses.fields(Rules) if f.name not in ("shape", "mines", "name"))
+
+
+def _rules_of(shape: Sequence[int] | Rules | None, mines: int | None, options: dict[str, Any]) -> Rules | None:
+    if isinstance(shape, Rules):
+        if mines is not None or options:
+            raise ValueError("give either a Rules or a shape with its options, not both")
+        return shape
+    if shape is None and mines is None:
+        if options:
+            raise ValueError(f"rule options {sorted(options)} need a shape and a number of mines")
+        return None
+    if shape is None or mines is None:
+        raise ValueError("give a shape and a number of mines")
+    return Rules(tuple(shape), mines, **options)
 
 
 def encode(cells: np.ndarray | None) -> bytes:
@@ -76,20 +95,18 @@ class Board(anywidget.AnyWidget):
 
     def __init__(
         self,
-        shape: Sequence[int] | None = None,
+        shape: Sequence[int] | Rules | None = None,
         mines: int | None = None,
         *,
         play: Any = None,
-        torus: bool = False,
-        charges: tuple[int, int] | None = None,
         seed: int | None = None,
-        reveal: str = "flood",
-        first_move: str = "safe",
         cell_size: int = 0,
         **kwargs: Any,
     ) -> None:
-        options = {} if play is not None else dict(torus=torus, charges=charges, reveal=reveal, first_move=first_move)
-        self.driver: Driver = driver_for(play, shape, mines, seed, **options)
+        """`shape` is a `Rules` or a shape with `mines`; rule options (torus, charges, reveal,
+        first_move) may be given as keywords and go to `Rules`; other keywords go to the widget."""
+        options = {name: kwargs.pop(name) for name in RULE_OPTIONS if name in kwargs}
+        self.driver: Driver = driver_for(play, _rules_of(shape, mines, options), seed)
         size = int(np.prod(self.driver.shape))
         if size > MAX_CELLS:
             raise ValueError(f"a board of {size} cells is too large to show (at most {MAX_CELLS})")

@@ -30,6 +30,7 @@ from typing import Any, Protocol, cast
 import numpy as np
 
 from ..geometry import Geometry, validate_shape
+from ..rules import Rules
 
 Coord = tuple[int, ...]
 
@@ -225,34 +226,13 @@ class EngineDriver:
 
     can_compare = False
 
-    def __init__(
-        self,
-        shape: Sequence[int] | None = None,
-        mines: int = 0,
-        *,
-        torus: bool = False,
-        charges: Any = None,
-        seed: int | None = None,
-        reveal: str = "flood",
-        first_move: str = "safe",
-        game: Any = None,
-    ) -> None:
+    def __init__(self, rules: Rules | None = None, *, seed: int | None = None, game: Any = None) -> None:
         self.name = "engine"
-        if game is not None:
-            self.game = game
-            self._options = None
-        else:
-            if shape is None:
-                raise ValueError("give a shape and a number of mines, or a game")
-            self._options = dict(
-                shape=tuple(shape), mines=mines, torus=torus, charges=charges, reveal=reveal, first_move=first_move
-            )
-            self.game = self._make(seed)
+        if game is None and rules is None:
+            raise ValueError("give the rules of a game (or a shape and a number of mines), or a game")
+        self.rules = rules if rules is not None else Rules.of_game(game)
+        self.game = game if game is not None else self.rules.new_game(seed)
         self._read_game()
-
-    def _make(self, seed: int | None) -> Any:
-        o = dict(self._options or {})
-        return _engine().Game.new(o.pop("shape"), o.pop("mines"), seed=seed, **o)
 
     def _read_game(self) -> None:
         g = self.game
@@ -262,21 +242,8 @@ class EngineDriver:
         self.seed = g.seed
 
     def new_game(self, seed: int | None = None) -> None:
-        if self._options is None:  # a game handed in: start again with its own rules
-            g = self.game
-            charges = None
-            if g.charged:
-                values = np.asarray(g.charges)
-                charges = (int(values.min()), int(values.max()))
-            self._options = dict(
-                shape=self.shape,
-                mines=self.mines,
-                torus=self.torus,
-                charges=charges,
-                reveal=g.reveal,
-                first_move=g.first_move,
-            )
-        self.game = self._make(seed)
+        """Start again under the same rules (a game handed in: the rules it was made with)."""
+        self.game = self.rules.new_game(seed)
         self._read_game()
 
     def dig(self, at: Coord) -> int:
@@ -764,14 +731,22 @@ def _lookup(functions: Any, name: str) -> Any:
     return getattr(functions, name, None)
 
 
-def driver_for(
-    target: Any, shape: Sequence[int] | None, mines: int | None, seed: int | None = None, **engine_options: Any
-) -> Driver:
-    """Choose a driver for whatever the widget was given."""
+def driver_for(target: Any, rules: Rules | None, seed: int | None = None) -> Driver:
+    """Choose a driver for whatever the widget was given.
+
+    Student code plays its own rules: only the shape and the mine count of `rules` reach it, so
+    any other option is refused rather than silently dropped.
+    """
     if target is None:
-        if shape is None or mines is None:
+        if rules is None:
             raise ValueError("give a shape and a number of mines")
-        return EngineDriver(shape, mines, seed=seed, **engine_options)
+        return EngineDriver(rules, seed=seed)
+    shape, mines = (rules.shape, rules.mines) if rules is not None else (None, None)
+    if rules is not None and rules != Rules(rules.shape, rules.mines, first_move=rules.first_move):
+        raise ValueError(
+            "student code plays its own rules: give only a shape and a number of mines "
+            f"(torus, charges and reveal apply to the engine), got {rules.label}"
+        )
     if hasattr(target, "new_game") and hasattr(target, "view") and hasattr(target, "mark"):
         return target  # already a driver
     if hasattr(target, "faces") and hasattr(target, "cycle_mark"):

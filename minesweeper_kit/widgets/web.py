@@ -16,31 +16,20 @@ import tempfile
 import time
 import urllib.request
 import webbrowser
-from collections.abc import Sequence
 from pathlib import Path
 
 import nbformat
 
+from ..rules import Rules
 
-def board_notebook(
-    shape: Sequence[int],
-    mines: int,
-    *,
-    torus: bool = False,
-    charges: tuple[int, int] | None = None,
-    seed: int | None = None,
-) -> str:
-    """The notebook Voila renders: one cell that builds and shows the board."""
-    shape = tuple(int(n) for n in shape)
-    if not shape or any(n < 1 for n in shape):
-        raise ValueError(f"shape must be one or more positive sizes, got {shape}")
-    if int(mines) < 0:
-        raise ValueError(f"mines must be 0 or more, got {mines}")
-    charges_text = "None" if charges is None else repr(tuple(int(c) for c in charges))
+
+def board_notebook(rules: Rules, *, seed: int | None = None) -> str:
+    """The notebook Voila renders: one cell that builds and shows the board under `rules`."""
+    options = ", ".join(f"{name}={value!r}" for name, value in rules.as_dict().items())
     code = (
+        "from minesweeper_kit import Rules\n"
         "from minesweeper_kit.widgets import Board\n"
-        f"Board({shape!r}, {int(mines)}, torus={bool(torus)}, charges={charges_text}, "
-        f"seed={None if seed is None else int(seed)})"
+        f"Board(Rules({options}), seed={None if seed is None else int(seed)})"
     )
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -68,11 +57,8 @@ def _wait_until_up(url: str, process: subprocess.Popen, timeout: float = 60) -> 
 
 
 def serve(
-    shape: Sequence[int],
-    mines: int,
+    rules: Rules,
     *,
-    torus: bool = False,
-    charges: tuple[int, int] | None = None,
     seed: int | None = None,
     host: str = "127.0.0.1",
     port: int = 0,
@@ -81,7 +67,7 @@ def serve(
     """Serve one board as a web page on loopback until interrupted."""
     if host not in ("127.0.0.1", "localhost", "::1"):
         raise ValueError(f"the board page is served on loopback only, got host {host!r}")
-    text = board_notebook(shape, mines, torus=torus, charges=charges, seed=seed)
+    text = board_notebook(rules, seed=seed)
     port = port or _free_port(host)
     with tempfile.TemporaryDirectory(prefix="mines-web-") as folder:
         notebook = Path(folder) / "board.ipynb"

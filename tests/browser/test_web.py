@@ -19,7 +19,7 @@ pytestmark = pytest.mark.browser
 def test_serve_plays_a_board_page_and_stops_on_interrupt(page):
     process = subprocess.Popen(
         [sys.executable, "-c",
-         "from minesweeper_kit.widgets.web import serve; serve((9, 9), 10, seed=5)"],
+         "from minesweeper_kit import Rules; from minesweeper_kit.widgets.web import serve; serve(Rules((9, 9), 10), seed=5)"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         line = process.stdout.readline()
