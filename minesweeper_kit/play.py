@@ -83,8 +83,8 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
         "--reveal",
         choices=REVEAL_RULES,
         default="flood",
-        help="what a dug zero opens: flood (the whole empty region), ring (its neighbours only) or single "
-        "(the cell alone) (default: flood)",
+        help="what a dig opens: flood (a zero opens its neighbours, recursively), ring (the cell and the "
+        "numbers around it) or single (the cell alone) (default: flood)",
     )
     parser.add_argument(
         "--first-move",
