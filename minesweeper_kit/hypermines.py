@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .formats.mit6009 import BOMB, write_board, write_render
 from .game import Game
-from .render import BOMB, hypermines_board, hypermines_render
 
 
 class HyperMinesGame:
@@ -33,7 +33,7 @@ class HyperMinesGame:
 
     @property
     def board(self) -> list:
-        return hypermines_board(self._game)
+        return write_board(self._game)
 
     @board.setter
     def board(self, value: list) -> None:
@@ -65,7 +65,7 @@ class HyperMinesGame:
         return self._game.dig(coordinates)
 
     def render(self, xray: bool = False) -> list:
-        return hypermines_render(self._game, xray)
+        return write_render(self._game, xray)
 
     def dump(self) -> None:
         """Print the four attributes, one top-level row a line."""

@@ -1,15 +1,13 @@
-"""Renderings of a game: the 6.009 HyperMines nested lists and a readable terminal picture."""
+"""Pictures of a game for people: the terminal picture and its symbols.
+
+The 6.009 nested-list render is a format, not a picture: it lives in `formats/mit6009.py`.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .game import Face, Game
-
-# 6.009 HyperMines conventions.
-HIDDEN = "_"
-BOMB = "."
-ZERO = " "
 
 # Terminal symbols (ASCII, so every terminal shows them).
 TERMINAL_SYMBOLS = {
@@ -35,41 +33,6 @@ _ANSI = {
     "#": "\033[2m",
 }
 _RESET = "\033[0m"
-
-
-def hypermines_render(game: Game, xray: bool = False) -> list:
-    """Nested lists of one-cell strings: '_' hidden, '.' bomb, ' ' zero, else the number.
-
-    With `xray` every cell is shown. Numbers of charged boards can be negative or longer than a
-    digit; they are written with `str`.
-    """
-    numbers = game.numbers
-    low = int(numbers.min(initial=0))
-    texts = [ZERO if v == 0 else str(v) for v in range(low, int(numbers.max(initial=0)) + 1)]
-    bomb, hidden = len(texts), len(texts) + 1
-    # One shared str object per distinct value, picked by index: far cheaper than formatting
-    # every cell of a large board.
-    codes = (numbers - low).astype(np.intp)
-    codes[game.mines] = bomb
-    if not xray:
-        codes[~game.revealed] = hidden
-    return _lookup(texts + [BOMB, HIDDEN], codes)
-
-
-def hypermines_board(game: Game) -> list:
-    """The 6.009 `board`: '.' for a bomb, else the neighbour count (an int)."""
-    numbers = game.numbers
-    low = int(numbers.min(initial=0))
-    values: list = list(range(low, int(numbers.max(initial=0)) + 1))
-    codes = (numbers - low).astype(np.intp)
-    codes[game.mines] = len(values)
-    return _lookup(values + [BOMB], codes)
-
-
-def _lookup(table: list, codes: np.ndarray) -> list:
-    objects = np.empty(len(table), dtype=object)
-    objects[:] = table
-    return objects[codes].tolist()
 
 
 def cell_text(face: int, number: int) -> str:

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from autograder.instructor.reference import hypermines as ref
 
 from minesweeper_kit import Face, Game, Mark
-from minesweeper_kit.render import hypermines_board, hypermines_render
+from minesweeper_kit.formats.mit6009 import write_board, write_render
 
 MAX_CELLS = 400
 CHARGE_VALUES = [c for c in range(-10, 11) if c != 0]
@@ -117,14 +117,14 @@ def describe(board: dict, moves: Sequence, step: int | None = None) -> str:
 def assert_same_game(game: Game, model: ref.HyperMinesGame, where: str) -> None:
     assert game.state == model.state, f"state: engine {game.state}, reference {model.state}; {where}"
     assert game.revealed.tolist() == model.mask, f"revealed mask differs; {where}"
-    assert hypermines_render(game) == model.render(), f"render() differs; {where}"
-    assert hypermines_render(game, xray=True) == model.render(True), f"render(True) differs; {where}"
+    assert write_render(game) == model.render(), f"render() differs; {where}"
+    assert write_render(game, xray=True) == model.render(True), f"render(True) differs; {where}"
 
 
 def play_both(board: dict, moves: list) -> str:
     """Play the moves on the engine and the reference, comparing after each; the final state."""
     game, model = engine_game(board), reference_game(board)
-    assert hypermines_board(game) == model.board, f"boards differ; {describe(board, moves)}"
+    assert write_board(game) == model.board, f"boards differ; {describe(board, moves)}"
     assert_same_game(game, model, describe(board, moves))
     for step, cell in enumerate(moves):
         where = describe(board, moves, step)

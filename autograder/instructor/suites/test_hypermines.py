@@ -21,7 +21,8 @@ import numpy as np
 
 from autograder.suite import Mismatch, check_equal, describe, points, require, time_limit
 from minesweeper_kit import Game
-from minesweeper_kit.render import hypermines_board, hypermines_render
+from minesweeper_kit.formats.mit6009 import write_board as hypermines_board
+from minesweeper_kit.formats.mit6009 import write_render as hypermines_render
 from minesweeper_kit.sandbox import StudentError
 
 ATTRIBUTES = ("dimensions", "board", "mask", "state")

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 
 from autograder.suite import Mismatch, check_coordinates, check_equal, describe, points, require
 from minesweeper_kit import Game
-from minesweeper_kit.render import hypermines_board
+from minesweeper_kit.formats.mit6009 import write_board as hypermines_board
 from minesweeper_kit.sandbox import StudentError
 
 
