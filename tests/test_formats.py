@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from minesweeper_kit import Game
-from minesweeper_kit.formats import gamejson, jsonlog, project10, sweepmine
+from minesweeper_kit import Face, Game
+from minesweeper_kit.formats import gamejson, jsonlog, mit6009, project10, sweepmine
 
 
 def played_game():
@@ -73,6 +73,67 @@ def test_project10_coordinates_count_rows_from_the_bottom():
     for bad in ("d0", "a4", "0a", ""):
         with pytest.raises(ValueError):
             project10.parse_coordinate(bad, game)
+
+
+def test_project10_coordinates_from_a_row_count_alone():
+    # Written by hand: on a 4-row board the top row is 3 and the bottom row 0.
+    assert project10.format_coordinate((0, 0), 4) == "a3"
+    assert project10.format_coordinate((3, 0), 4) == "a0"
+    assert project10.format_coordinate((1, 25), 4) == "z2"
+    assert project10.format_coordinate((0, 1), 1) == "b0"
+    for bad, rows in (((4, 0), 4), ((-1, 0), 4), ((0, 26), 4)):
+        with pytest.raises(ValueError, match="off a board"):
+            project10.format_coordinate(bad, rows)
+
+
+COVERED, OPEN, MINE = Face.COVERED, Face.OPEN, Face.MINE
+
+
+def test_6009_render_of_a_game_written_by_hand():
+    # Mines at (0, 0) and (1, 2) on a 2x3 board; digging (1, 0) opens only that cell.
+    game = Game.from_mines((2, 3), [(0, 0), (1, 2)])
+    game.dig((1, 0))
+    assert mit6009.write_board(game) == [[".", 2, 1], [1, 2, "."]]
+    assert mit6009.write_render(game) == [["_", "_", "_"], ["1", "_", "_"]]
+    assert mit6009.write_render(game, xray=True) == [[".", "2", "1"], ["1", "2", "."]]
+    empty = Game.from_mines((1, 2), [])
+    empty.dig((0, 0))
+    assert mit6009.write_render(empty) == [[" ", " "]]
+
+
+@pytest.mark.parametrize("rendered, shape, faces, numbers", [
+    ([["_", "."], [" ", "3"]], (2, 2), [[COVERED, MINE], [OPEN, OPEN]], [[0, 0], [0, 3]]),
+    ([[1, 0], ["0", 8]], (2, 2), [[OPEN, OPEN], [OPEN, OPEN]], [[1, 0], [0, 8]]),
+    (["_", "12", "-2"], (3,), [COVERED, OPEN, OPEN], [0, 12, -2]),
+    ([[["_"], ["2"]]], (1, 2, 1), [[[COVERED], [OPEN]]], [[[0], [2]]]),
+    ((("_", " "),), (1, 2), [[COVERED, OPEN]], [[0, 0]]),
+])
+def test_6009_read_render(rendered, shape, faces, numbers):
+    got_faces, got_numbers = mit6009.read_render(rendered, shape)
+    assert got_faces.shape == got_numbers.shape == shape
+    assert got_faces.tolist() == faces
+    assert got_numbers.tolist() == numbers
+
+
+@pytest.mark.parametrize("rendered, shape, message", [
+    ([["_", "x"]], (1, 2), r"^render\[0\]\[1\] is 'x'; expected '_', '\.', ' '"),
+    ([["_", "_"], ["_", None]], (2, 2), r"^render\[1\]\[1\] is None \(NoneType\); expected"),
+    ([["_", True]], (1, 2), r"^render\[0\]\[1\] is True \(bool\)"),
+    ([["_", "1.5"]], (1, 2), r"^render\[0\]\[1\] is '1\.5'"),
+    ([["_", "_"]], (2, 2), r"^render has 1 entries; expected 2 \(axis 0 of shape \[2, 2\]\)"),
+    ([["_", "_"], ["_"]], (2, 2), r"^render\[1\] has 1 entries; expected 2 \(axis 1"),
+    (["_", "_"], (2, 2), r"^render\[0\] is '_' \(str\); expected a list of 2 \(axis 1"),
+    ([[["_"], ["_"]]], (1, 2), r"^render\[0\]\[0\] is a list of 1; expected one cell"),
+    ("__", (2,), r"^render is '__' \(str\); expected a list of 2 \(axis 0"),
+])
+def test_bad_6009_renders_name_the_first_bad_place(rendered, shape, message):
+    with pytest.raises(ValueError, match=message):
+        mit6009.read_render(rendered, shape)
+
+
+def test_bad_6009_render_names_the_caller():
+    with pytest.raises(ValueError, match=r"^Game\.render\(\)\[2\] is '\?'"):
+        mit6009.read_render(["_", " ", "?"], [3], what="Game.render()")
 
 
 def test_sweepmine_log_of_a_played_game_round_trips():

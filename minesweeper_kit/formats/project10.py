@@ -67,8 +67,17 @@ def parse_coordinate(text: str, game: Game) -> tuple[int, int]:
     return height - 1 - row, column
 
 
-def format_coordinate(coordinate: tuple[int, int], game: Game) -> str:
-    return f"{LETTERS[coordinate[1]]}{game.shape[0] - 1 - coordinate[0]}"
+def format_coordinate(coordinate: tuple[int, int], board: Game | int) -> str:
+    """The engine's (row from the top, column) as Project 10 names it, e.g. `'a0'`.
+
+    `board` is the game or just its row count: rows are counted from the bottom, so the name
+    depends on the height, and a widget showing a student's board has no `Game` to give.
+    """
+    height = board.shape[0] if isinstance(board, Game) else int(board)
+    row, column = coordinate
+    if not 0 <= row < height or not 0 <= column < MAX_WIDTH:
+        raise ValueError(f"{tuple(coordinate)} is off a board of {height} rows and at most {MAX_WIDTH} columns")
+    return f"{LETTERS[column]}{height - 1 - row}"
 
 
 def render_board(game: Game) -> str:
