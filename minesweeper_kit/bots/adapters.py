@@ -33,8 +33,8 @@ from .driver import IllegalMove
 from .view import FLAG, UNKNOWN, Action, Move, View
 
 # The grid codes are the Sweepmine format's own (formats/sweepmine.py), named here for bot writers.
-SWEEPMINE_UNKNOWN = sweepmine_format.UNKNOWN
-SWEEPMINE_FLAG = sweepmine_format.FLAG
+SWEEPMINE_UNKNOWN = sweepmine_format.SWEEPMINE_UNKNOWN
+SWEEPMINE_FLAG = sweepmine_format.SWEEPMINE_FLAG
 
 RUBY_UNKNOWN = "unknown"
 RUBY_FLAG = "flag"

@@ -12,8 +12,8 @@ import numpy as np
 
 from ..game import Action, Game, Mark
 
-FORMAT = "minesweeper-kit/game"
-VERSION = 1
+GAME_FORMAT = "minesweeper-kit/game"
+GAME_VERSION = 1
 
 
 def _coords(game: Game, mask: np.ndarray) -> list[list[int]]:
@@ -24,8 +24,8 @@ def game_to_dict(game: Game) -> dict[str, Any]:
     charges = game.charges.ravel()
     odd = np.flatnonzero(charges != 1)
     return {
-        "format": FORMAT,
-        "version": VERSION,
+        "format": GAME_FORMAT,
+        "version": GAME_VERSION,
         "shape": list(game.shape),
         "torus": game.torus,
         "reveal": game.reveal,
@@ -45,8 +45,8 @@ def game_to_dict(game: Game) -> dict[str, Any]:
 
 def game_from_dict(data: dict[str, Any]) -> Game:
     """Rebuild a game saved by `game_to_dict`; ValueError names a missing or wrong field."""
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError(f"not a saved game: the 'format' field must be {FORMAT!r}")
+    if not isinstance(data, dict) or data.get("format") != GAME_FORMAT:
+        raise ValueError(f"not a saved game: the 'format' field must be {GAME_FORMAT!r}")
     try:
         shape = tuple(data["shape"])
         geometry_game = Game(

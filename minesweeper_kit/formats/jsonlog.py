@@ -16,8 +16,8 @@ import numpy as np
 
 from ..game import Game
 
-FORMAT = "minesweeper-kit/log"
-VERSION = 1
+LOG_FORMAT = "minesweeper-kit/log"
+LOG_VERSION = 1
 ACTIONS = ("dig", "cycle", "flag")
 
 
@@ -65,8 +65,8 @@ def record(game: Game, **extra: Any) -> str:
         raise ValueError("the game has no mines yet: record it after the first dig")
     charges = game.charges.ravel()
     header = {
-        "format": FORMAT,
-        "version": VERSION,
+        "format": LOG_FORMAT,
+        "version": LOG_VERSION,
         "shape": list(game.shape),
         "torus": game.torus,
         "reveal": game.reveal,
@@ -97,8 +97,8 @@ def read(text: str) -> GameLog:
         except json.JSONDecodeError as error:
             raise ValueError(f"line {number} is not JSON: {error.msg}") from None
     header, moves = records[0], records[1:]
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise ValueError(f"line 1 is not a log header: its 'format' must be {FORMAT!r}")
+    if not isinstance(header, dict) or header.get("format") != LOG_FORMAT:
+        raise ValueError(f"line 1 is not a log header: its 'format' must be {LOG_FORMAT!r}")
     for key in ("shape", "torus", "reveal", "mines"):
         if key not in header:
             raise ValueError(f"line 1: the header lacks {key!r}")

@@ -14,10 +14,13 @@ import numpy as np
 
 from ..game import Game, Mark
 
-MINE = 101
-UNKNOWN = 100
-FLAG = 101
-DIG, TOGGLE_FLAG = 0, 1
+# Grid codes: a mine in the grader's grid; an unknown cell and a flag in what a bot sees. The
+# SWEEPMINE_ prefix keeps them apart from the bots' and the engine's own cell codes.
+SWEEPMINE_MINE = 101
+SWEEPMINE_UNKNOWN = 100
+SWEEPMINE_FLAG = 101
+# A move's type in a log line.
+SWEEPMINE_DIG, SWEEPMINE_TOGGLE_FLAG = 0, 1
 RESULTS = ("WIN", "DIE")
 
 
@@ -52,7 +55,7 @@ class SweepmineLog:
             at = (x - 1, y - 1)
             if not (0 <= at[0] < self.rows and 0 <= at[1] < self.cols):
                 raise ValueError(f"move {number} ({t} {x} {y}) is off the {self.rows}x{self.cols} board")
-            if t == DIG:
+            if t == SWEEPMINE_DIG:
                 game.dig(at)
             else:
                 game.toggle_flag(at)
@@ -62,7 +65,7 @@ class SweepmineLog:
 def grader_grid_game(grid: list[list[int]], charges: list[list[int]], torus: bool) -> Game:
     """A game from a grader grid (101 = mine) and a charge grid; the numbers must agree."""
     values = np.asarray(grid, dtype=np.int64)
-    mines = values == MINE
+    mines = values == SWEEPMINE_MINE
     game = Game.from_arrays(mines, charges=np.asarray(charges, dtype=np.int64), torus=torus)
     wrong = np.argwhere(~mines & (values != game.numbers))
     if wrong.size:
@@ -91,7 +94,7 @@ def read_log(text: str) -> SweepmineLog:
                 raise ValueError(f"line {reader.number + 1}: nothing may follow the verdict {line}")
             break
         t, x, y = reader.ints(3, "move t x y")
-        if t not in (DIG, TOGGLE_FLAG):
+        if t not in (SWEEPMINE_DIG, SWEEPMINE_TOGGLE_FLAG):
             raise ValueError(f"line {reader.number}: a move's type is 0 (uncover) or 1 (toggle flag), got {t}")
         log.moves.append((t, x, y))
         if log.debug:
@@ -119,12 +122,13 @@ def log_from_game(game: Game, *, random_charges: bool | None = None) -> Sweepmin
         raise ValueError(f"Sweepmine logs are 2-D; this game has {game.ndim} axes")
     if not game.placed:
         raise ValueError("the game has no mines yet: log it after the first dig")
-    grid = np.where(game.mines, MINE, game.numbers).tolist()
+    grid = np.where(game.mines, SWEEPMINE_MINE, game.numbers).tolist()
     moves = []
     for action in game.history:
         if action.kind == "cycle":
             raise ValueError("Sweepmine logs know digs and flag toggles only, not question marks")
-        moves.append((DIG if action.kind == "dig" else TOGGLE_FLAG, action.at[0] + 1, action.at[1] + 1))
+        kind = SWEEPMINE_DIG if action.kind == "dig" else SWEEPMINE_TOGGLE_FLAG
+        moves.append((kind, action.at[0] + 1, action.at[1] + 1))
     result = {"victory": "WIN", "defeat": "DIE"}.get(game.state)
     rows, cols = game.shape
     return SweepmineLog(
@@ -169,7 +173,7 @@ def read_grader_input(text: str) -> GraderInput:
     if debug:
         data.grid = [reader.ints(cols, f"grader grid row {r + 1}") for r in range(rows)]
         data.charges = [reader.ints(cols, f"charge row {r + 1}") for r in range(rows)]
-        found = sum(v == MINE for row in data.grid for v in row)
+        found = sum(v == SWEEPMINE_MINE for row in data.grid for v in row)
         if found != mines:
             raise ValueError(f"the header says {mines} mines but the grid has {found}")
     return data
@@ -203,8 +207,8 @@ def read_move(text: str) -> tuple[int, int, int]:
 
 def visible_grid(game: Game) -> list[list[int]]:
     """What a Sweepmine bot sees of a 2-D game: 100 unknown, 101 flag, else the number."""
-    grid = np.where(game.revealed, game.numbers, UNKNOWN)
-    grid = np.where(~game.revealed & (game.marks == Mark.FLAG), FLAG, grid)
+    grid = np.where(game.revealed, game.numbers, SWEEPMINE_UNKNOWN)
+    grid = np.where(~game.revealed & (game.marks == Mark.FLAG), SWEEPMINE_FLAG, grid)
     return grid.tolist()
 
 
