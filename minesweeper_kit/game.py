@@ -270,8 +270,11 @@ class Game:
     def revealed_count(self) -> int:
         return int(np.count_nonzero(self._revealed))
 
-    def neighbors(self, coordinate: Sequence[int]) -> list[Coordinate]:
-        """The neighbours of a cell on this board (itself excluded)."""
+    def neighbours(self, coordinate: Sequence[int]) -> list[Coordinate]:
+        """The neighbours of a cell on this board (itself excluded), for tests and teaching.
+
+        The kit spells it "neighbours"; the students' functions keep the handouts' `neighbors`.
+        """
         return self.geometry.neighbours(coordinate)
 
     def faces(self, end_view: bool = True) -> np.ndarray:

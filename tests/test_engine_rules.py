@@ -27,7 +27,7 @@ def test_torus_deduplicates_neighbours_on_small_axes():
     # Size 2: the one other cell is a neighbour once, not twice. Size 1: no neighbour along it.
     assert Game.from_mines((2,), [(0,)], torus=True).numbers.tolist() == [0, 1]
     assert Game.from_mines((1, 3), [(0, 0)], torus=True).numbers.tolist() == [[0, 1, 1]]
-    assert sorted(Game.from_mines((2, 2), [], torus=True).neighbors((0, 0))) == [(0, 1), (1, 0), (1, 1)]
+    assert sorted(Game.from_mines((2, 2), [], torus=True).neighbours((0, 0))) == [(0, 1), (1, 0), (1, 1)]
 
 
 def test_size_one_axes_change_nothing():

@@ -133,7 +133,7 @@ def test_neighbors(box, seed):
     rng = random.Random(f"{seed}:nb")
     cases = fixed + [(s, [rng.randrange(n) for n in s]) for s in random_shapes(seed, "nb", 10)]
     for shape, cell in cases + [(tuple(shape), tuple(cell)) for shape, cell in cases]:
-        expected = Game.from_mines(shape, []).neighbors(cell)
+        expected = Game.from_mines(shape, []).neighbours(cell)
         with during(f"neighbors({shape}, {cell})"):
             got = box.call("neighbors", shape, cell)
         check_coordinates(got, expected, what="the neighbours", case=f"neighbors({shape}, {cell})")

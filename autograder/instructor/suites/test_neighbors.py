@@ -329,7 +329,7 @@ def test_neighbors_2d(box, seed):
             got = box.call("neighbors_2d", shape, cell)
         check_coordinates(
             got,
-            Game.from_mines(shape, []).neighbors(cell),
+            Game.from_mines(shape, []).neighbours(cell),
             what="the neighbours",
             case=f"neighbors_2d({shape}, {cell})",
         )
@@ -346,7 +346,7 @@ def test_neighbors_3d(box, seed):
             got = box.call("neighbors_3d", shape, cell)
         check_coordinates(
             got,
-            Game.from_mines(shape, []).neighbors(cell),
+            Game.from_mines(shape, []).neighbours(cell),
             what="the neighbours",
             case=f"neighbors_3d({shape}, {cell})",
         )
@@ -361,5 +361,5 @@ def test_neighbors_nd(box, seed):
         with during(f"neighbors({shape}, {cell})"):
             got = box.call("neighbors", shape, cell)
         check_coordinates(
-            got, Game.from_mines(shape, []).neighbors(cell), what="the neighbours", case=f"neighbors({shape}, {cell})"
+            got, Game.from_mines(shape, []).neighbours(cell), what="the neighbours", case=f"neighbors({shape}, {cell})"
         )
