@@ -14,7 +14,7 @@ from .presets import PRESETS
 from .render import terminal_render
 from .rules import DEFAULT_CHARGES, FIRST_MOVES, REVEAL_RULES, Rules
 
-HELP = """\
+PLAY_HELP = """\
 Moves (coordinates are 0-indexed, one number per axis, in the order the board lists them):
   3 4        dig row 3, column 4 (also: d 3 4, or 3,4)
   f 3 4      flag, then question-mark, then clear a covered cell
@@ -44,8 +44,8 @@ def parse_charge_range(text: str) -> tuple[int, int]:
     return int(match.group(1)), int(match.group(2))
 
 
-def parse_move(text: str, ndim: int) -> tuple[str, tuple[int, ...]]:
-    """A typed move to ("dig" | "mark", coordinate); ValueError with a message for the player."""
+def parse_player_move(text: str, ndim: int) -> tuple[str, tuple[int, ...]]:
+    """A line typed in `mines play` to ("dig" | "mark", coordinate); ValueError speaks to the player."""
     words = text.replace(",", " ").split()
     action = "dig"
     if words and words[0].lower() in ("d", "dig"):
@@ -129,7 +129,7 @@ def play_terminal(
     `n` starts a new game under `rules` (by default the rules `game` was made with).
     """
     rules = rules or Rules.of_game(game)
-    out.write(f"{HELP}\n\n")
+    out.write(f"{PLAY_HELP}\n\n")
     while True:
         out.write(terminal_render(game, color=color) + status_line(game) + "\n")
         if game.over:
@@ -146,13 +146,13 @@ def play_terminal(
         if line.lower() in ("q", "quit", "exit"):
             return game
         if line.lower() in ("h", "help", "?"):
-            out.write(HELP + "\n")
+            out.write(PLAY_HELP + "\n")
             continue
         if line.lower() in ("n", "new"):
             game = rules.new_game()
             continue
         try:
-            action, at = parse_move(line, game.ndim)
+            action, at = parse_player_move(line, game.ndim)
             if action == "dig":
                 game.dig(at)
             else:
@@ -181,7 +181,7 @@ def register(subparsers) -> None:
         "play",
         help="play a game in the terminal (or in a browser page with --web)",
         description="Play Minesweeper on any board: 2-D to N-D, bounded or torus, with charged mines.",
-        epilog=HELP,
+        epilog=PLAY_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_game_options(parser)
