@@ -21,6 +21,7 @@ import traitlets as t
 
 from ..geometry import Geometry
 from ..rules import Rules
+from . import frontend
 from .drivers import COVERED, Driver, StudentCodeError, driver_for
 
 STATIC = pathlib.Path(__file__).parent / "static"
@@ -68,7 +69,7 @@ class Board(anywidget.AnyWidget):
     left click mark instead (trackpads, touch). Student errors show in the widget.
     """
 
-    _esm = STATIC / "board.js"
+    _esm = frontend.esm("board")
     _css = STATIC / "board.css"
 
     shape = t.List(t.Int()).tag(sync=True)

@@ -1,6 +1,6 @@
 """The widget's cell codes are written twice by necessity, in Python (``widgets/drivers.py``, which
-encodes every view) and in the front end (``widgets/static/board.js``, which draws it): they must
-agree, or a board draws a flag where the game has a mine."""
+encodes every view) and in the front end (``widgets/static/common.js``, shared by every widget that
+draws a board): they must agree, or a board draws a flag where the game has a mine."""
 
 from __future__ import annotations
 
@@ -9,21 +9,21 @@ from pathlib import Path
 
 from minesweeper_kit.widgets import drivers
 
-BOARD_JS = Path(drivers.__file__).resolve().parent / "static" / "board.js"
+COMMON_JS = Path(drivers.__file__).resolve().parent / "static" / "common.js"
 NAMES = ("FACE_BASE", "COVERED", "FLAG", "QUESTION", "MINE", "EXPLODED", "WRONG_FLAG")
 
 
 def javascript_constants(text: str) -> dict[str, int]:
-    """The top-level ``const NAME = <arithmetic>;`` lines of a script, evaluated in order."""
+    """The top-level ``const NAME = <arithmetic>;`` lines of a script (``export`` or not), in order."""
     values: dict[str, int] = {}
-    for name, expression in re.findall(r"^const ([A-Z_]+) = ([-+*() 0-9A-Z_]+);$", text, flags=re.M):
+    for name, expression in re.findall(r"^(?:export )?const ([A-Z_]+) = ([-+*() 0-9A-Z_]+);$", text, flags=re.M):
         # the expressions are integer arithmetic on earlier constants, the same in both languages
         values[name] = int(eval(expression, {"__builtins__": {}}, dict(values)))
     return values
 
 
-def test_board_js_uses_the_cell_codes_of_the_drivers():
-    constants = javascript_constants(BOARD_JS.read_text())
+def test_the_front_end_uses_the_cell_codes_of_the_drivers():
+    constants = javascript_constants(COMMON_JS.read_text())
     assert {n: constants.get(n) for n in NAMES} == {n: getattr(drivers, n) for n in NAMES}
 
 
@@ -34,5 +34,5 @@ def test_the_codes_are_distinct_and_below_every_number():
 
 
 def test_a_changed_code_would_be_noticed():
-    changed = BOARD_JS.read_text().replace("const FLAG = FACE_BASE - 2;", "const FLAG = FACE_BASE - 7;")
+    changed = COMMON_JS.read_text().replace("export const FLAG = FACE_BASE - 2;", "export const FLAG = FACE_BASE - 7;")
     assert javascript_constants(changed)["FLAG"] != drivers.FLAG

@@ -1,30 +1,20 @@
 // NeighborExplorer's front end: one canvas for the visible slice, coloured by what the student's
-// neighbours function returned for the clicked cell (see widgets/explorer.py for the codes).
+// neighbours function returned for the clicked cell (see widgets/explorer.py for the marks). The
+// sliders over the extra axes only redraw; Python moves the slice to a cell it selects.
 
-const COLOURS = ["#f4f4f4", "#66bb6a", "#ffb74d", "#e57373", "#42a5f5"];
-const GLYPHS = ["", "✓", "?", "✗", "●"];
-const NAMES = ["", "correct", "missing", "extra", "selected"];
+import {
+  autoCellSize, bytesOf, cellAt, coordOf, el, forEachCell, mountRoot, setCellFont, showError, sizeCanvas,
+  sliceBase, sliceGeometry, sliceSliders, sliceText,
+} from "./common.js";
 
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
+const MARK_COLOURS = ["#f4f4f4", "#66bb6a", "#ffb74d", "#e57373", "#42a5f5"];
+const MARK_GLYPHS = ["", "✓", "?", "✗", "●"];
+const MARK_NAMES = ["", "correct", "missing", "extra", "selected"];
+const EXPLORER_SIZES = { min: 14, max: 32, width: 640 };
+const EXPLORER_TRAITS = ["marks", "summary", "error", "selected", "title", "cell_size"];
 
-function bytesOf(value) {
-  if (!value) return new Uint8Array(0);
-  if (value instanceof DataView || ArrayBuffer.isView(value)) {
-    return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-  }
-  return new Uint8Array(value);
-}
-
-function render({ model, el: host }) {
-  const root = el("div", "msk-board msk-explorer");
-  root.setAttribute("data-jp-suppress-context-menu", "");
-  root.addEventListener("keydown", (event) => event.stopPropagation());
-  host.appendChild(root);
+function buildExplorerDom(host) {
+  const root = mountRoot(host, "msk-board msk-explorer");
   const bar = el("div", "msk-bar");
   const title = el("span", "msk-title");
   const counts = el("span", "msk-summary");
@@ -32,119 +22,71 @@ function render({ model, el: host }) {
   const sliders = el("div", "msk-sliders");
   const canvas = el("canvas", "msk-canvas");
   const legend = el("div", "msk-legend");
-  for (let k = 1; k <= 4; k++) {
-    const item = el("span", "msk-legend-item", `${GLYPHS[k]} ${NAMES[k]}`);
-    item.style.background = COLOURS[k];
+  for (let k = 1; k < MARK_NAMES.length; k++) {
+    const item = el("span", "msk-legend-item", `${MARK_GLYPHS[k]} ${MARK_NAMES[k]}`);
+    item.style.background = MARK_COLOURS[k];
     legend.appendChild(item);
   }
   const outside = el("div", "msk-outside");
   const errorBox = el("div", "msk-error");
   root.append(bar, sliders, canvas, legend, outside, errorBox);
-  const ctx = canvas.getContext("2d");
-
-  const shape = () => model.get("shape");
-  const geometry = () => {
-    const s = shape(), n = s.length;
-    const strides = new Array(n);
-    let m = 1;
-    for (let k = n - 1; k >= 0; k--) { strides[k] = m; m *= s[k]; }
-    return { n, rows: n >= 2 ? s[n - 2] : 1, cols: s[n - 1], strides, extra: Math.max(0, n - 2) };
-  };
-  const sliceIndex = () => (model.get("slice_index") || []).slice();
-  let cs = 28;
-
-  function buildSliders() {
-    sliders.replaceChildren();
-    const g = geometry();
-    for (let k = 0; k < g.extra; k++) {
-      const row = el("div", "msk-slider");
-      const label = el("label", "msk-slider-label");
-      const input = el("input", "msk-slider-input");
-      input.type = "range"; input.min = "0"; input.max = String(shape()[k] - 1);
-      input.addEventListener("input", () => {
-        const s = sliceIndex(); s[k] = Number(input.value);
-        model.set("slice_index", s); model.save_changes(); update();
-      });
-      row.append(label, input);
-      sliders.appendChild(row);
-    }
-  }
-
-  function draw() {
-    const g = geometry();
-    cs = model.get("cell_size") || Math.max(14, Math.min(32, Math.floor(640 / g.cols)));
-    const dpr = window.devicePixelRatio || 1;
-    canvas.width = g.cols * cs * dpr; canvas.height = g.rows * cs * dpr;
-    canvas.style.width = `${g.cols * cs}px`; canvas.style.height = `${g.rows * cs}px`;
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    const marks = bytesOf(model.get("marks"));
-    const s = sliceIndex();
-    let base = 0;
-    for (let k = 0; k < g.extra; k++) base += s[k] * g.strides[k];
-    const rowStride = g.n >= 2 ? g.strides[g.n - 2] : 0;
-    ctx.font = `bold ${Math.floor(cs * 0.55)}px system-ui, sans-serif`;
-    ctx.textAlign = "center"; ctx.textBaseline = "middle";
-    const text = [];
-    for (let r = 0; r < g.rows; r++) {
-      let line = "";
-      for (let c = 0; c < g.cols; c++) {
-        const m = marks[base + r * rowStride + c] || 0;
-        line += String(m);
-        ctx.fillStyle = COLOURS[m]; ctx.fillRect(c * cs, r * cs, cs, cs);
-        ctx.strokeStyle = "#9e9e9e"; ctx.lineWidth = 1;
-        ctx.strokeRect(c * cs + 0.5, r * cs + 0.5, cs - 1, cs - 1);
-        if (m) { ctx.fillStyle = "#111"; ctx.fillText(GLYPHS[m], c * cs + cs / 2, r * cs + cs / 2 + 1); }
-      }
-      text.push(line);
-    }
-    root.dataset.view = text.join("/");
-    root.dataset.cellSize = String(cs);
-  }
-
-  function update() {
-    const g = geometry();
-    const s = sliceIndex();
-    sliders.querySelectorAll(".msk-slider").forEach((row, k) => {
-      row.querySelector("input").value = String(s[k] ?? 0);
-      row.querySelector("label").textContent = `axis ${k}: ${s[k] ?? 0} / ${shape()[k] - 1}`;
-    });
-    title.textContent = model.get("title");
-    const sum = model.get("summary") || {};
-    const sel = model.get("selected") || [];
-    counts.textContent = sel.length
-      ? `cell (${sel.join(", ")}): ${sum.correct ?? 0} correct, ${sum.missing ?? 0} missing, ${sum.extra ?? 0} extra`
-        + (sum.duplicates ? `, ${sum.duplicates} duplicated` : "")
-      : "click a cell";
-    root.dataset.summary = JSON.stringify(sum);
-    outside.textContent = sum.outside && sum.outside.length
-      ? `outside the board: ${sum.outside.map((c) => `(${c.join(", ")})`).join(" ")}` : "";
-    const e = model.get("error") || {};
-    errorBox.replaceChildren();
-    if (e.message) {
-      errorBox.appendChild(el("div", "msk-error-message", e.calling ? `Error in ${e.calling}: ${e.message}` : e.message));
-      if (e.where) errorBox.appendChild(el("div", "msk-error-where", `${e.where}, line ${e.line}`));
-      if (e.code) errorBox.appendChild(el("pre", "msk-error-code", e.code));
-    }
-    draw();
-    void g;
-  }
-
-  canvas.addEventListener("click", (event) => {
-    const g = geometry();
-    const rect = canvas.getBoundingClientRect();
-    const c = Math.floor((event.clientX - rect.left) / cs), r = Math.floor((event.clientY - rect.top) / cs);
-    if (r < 0 || c < 0 || r >= g.rows || c >= g.cols) return;
-    const at = sliceIndex().slice(0, g.extra);
-    if (g.n >= 2) at.push(r);
-    at.push(c);
-    model.send({ action: "select", at });
-  });
-  for (const name of ["marks", "summary", "error", "slice_index", "selected", "title", "cell_size"]) {
-    model.on(`change:${name}`, update);
-  }
-  model.on("change:shape", () => { buildSliders(); update(); });
-  buildSliders();
-  update();
+  return { root, title, counts, sliders, canvas, outside, errorBox };
 }
 
-export default { render };
+/** Paint the marks of the visible slice; `data-view` gets them as digits. */
+function drawMarks(view) {
+  const { model, dom } = view;
+  const g = sliceGeometry(model.get("shape"));
+  const cs = autoCellSize(g.cols, model.get("cell_size"), EXPLORER_SIZES);
+  const ctx = sizeCanvas(dom.canvas, g, cs);
+  const marks = bytesOf(model.get("marks"));
+  const base = sliceBase(g, view.slices.position());
+  setCellFont(ctx, cs, 0.55);
+  forEachCell(g, base, (r, c, i) => {
+    const m = marks[i] || 0;
+    ctx.fillStyle = MARK_COLOURS[m];
+    ctx.fillRect(c * cs, r * cs, cs, cs);
+    ctx.strokeStyle = "#9e9e9e"; ctx.lineWidth = 1;
+    ctx.strokeRect(c * cs + 0.5, r * cs + 0.5, cs - 1, cs - 1);
+    if (m) { ctx.fillStyle = "#111"; ctx.fillText(MARK_GLYPHS[m], c * cs + cs / 2, r * cs + cs / 2 + 1); }
+  });
+  dom.root.dataset.view = sliceText(g, base, (i) => String(marks[i] || 0));
+  dom.root.dataset.cellSize = String(cs);
+}
+
+function summaryText(summary, selected) {
+  if (!selected.length) return "click a cell";
+  const s = summary;
+  return `cell (${selected.join(", ")}): ${s.correct ?? 0} correct, ${s.missing ?? 0} missing, ${s.extra ?? 0} extra`
+    + (s.duplicates ? `, ${s.duplicates} duplicated` : "");
+}
+
+function showExplorer(view) {
+  const { model, dom } = view;
+  const summary = model.get("summary") || {};
+  dom.title.textContent = model.get("title");
+  dom.counts.textContent = summaryText(summary, model.get("selected") || []);
+  dom.root.dataset.summary = JSON.stringify(summary);
+  dom.outside.textContent = summary.outside && summary.outside.length
+    ? `outside the board: ${summary.outside.map((c) => `(${c.join(", ")})`).join(" ")}` : "";
+  showError(dom.errorBox, model.get("error"));
+  drawMarks(view);
+}
+
+function renderExplorer({ model, el: host }) {
+  const dom = buildExplorerDom(host);
+  const view = { model, dom };
+  view.slices = sliceSliders(dom.sliders, model, () => drawMarks(view));
+  dom.canvas.addEventListener("click", (event) => {
+    const g = sliceGeometry(model.get("shape"));
+    const rc = cellAt(dom.canvas, g, event);
+    if (rc) model.send({ action: "select", at: coordOf(g, view.slices.position(), rc[0], rc[1]) });
+  });
+  for (const name of EXPLORER_TRAITS) model.on(`change:${name}`, () => showExplorer(view));
+  model.on("change:slice_index", () => { view.slices.adopt(); drawMarks(view); });
+  model.on("change:shape", () => { view.slices.build(sliceGeometry(model.get("shape"))); showExplorer(view); });
+  view.slices.build(sliceGeometry(model.get("shape")));
+  showExplorer(view);
+}
+
+export default { render: renderExplorer };

@@ -1,11 +1,15 @@
-// Replay's front end, appended to board.js (whose drawing helpers it uses): all positions arrive
-// at once; the slider, play/pause and speed only choose which one to draw.
+// Replay's front end: all positions arrive at once; the step slider, play/pause and speed only
+// choose which one to draw, and the sliders over the extra axes which slice of it.
 
-function renderReplay({ model, el: host }) {
-  const root = el("div", "msk-board msk-replay");
-  root.setAttribute("data-jp-suppress-context-menu", "");
-  root.addEventListener("keydown", (event) => event.stopPropagation());
-  host.appendChild(root);
+import {
+  autoCellSize, codeChar, codesOf, drawSlice, el, mountRoot, sizeCanvas, sliceBase, sliceGeometry,
+  sliceSliders, sliceText,
+} from "./common.js";
+
+const SPEEDS = [1, 2, 4, 8, 16, 32];
+
+function buildReplayDom(host) {
+  const root = mountRoot(host, "msk-board msk-replay");
   const bar = el("div", "msk-bar");
   const play = el("button", "msk-play", "▶");
   play.title = "play / pause";
@@ -13,94 +17,93 @@ function renderReplay({ model, el: host }) {
   slider.type = "range"; slider.min = "0"; slider.step = "1";
   const label = el("span", "msk-step-label");
   const speed = el("select", "msk-speed");
-  for (const s of [1, 2, 4, 8, 16, 32]) {
-    const o = el("option", "", `${s}/s`); o.value = String(s); speed.appendChild(o);
+  for (const s of SPEEDS) {
+    const option = el("option", "", `${s}/s`);
+    option.value = String(s);
+    speed.appendChild(option);
   }
   bar.append(play, slider, label, speed);
   const sliders = el("div", "msk-sliders");
   const canvas = el("canvas", "msk-canvas");
   root.append(bar, sliders, canvas);
-  const ctx = canvas.getContext("2d");
-  let frames = new Int32Array(0), g = null, cs = 20, timer = null;
+  return { root, play, slider, label, speed, sliders, canvas };
+}
 
+/** Take the frames and the shape: size the canvas, rebuild the sliders, draw. */
+function setupReplay(view) {
+  const { model, dom } = view;
+  view.frames = codesOf(model.get("frames"));
+  view.g = sliceGeometry(model.get("shape"));
+  view.cs = autoCellSize(view.g.cols, model.get("cell_size"));
+  view.ctx = sizeCanvas(dom.canvas, view.g, view.cs);
+  dom.slider.max = String(Math.max(0, model.get("count") - 1));
+  view.slices.build(view.g);
+  drawStep(view);
+}
+
+/** Draw the current step's visible slice and label it. */
+function drawStep(view) {
+  const { model, dom, g } = view;
+  const step = model.get("step");
+  const frame = view.frames.subarray(step * g.size, (step + 1) * g.size);
+  const base = sliceBase(g, view.slices.position());
+  drawSlice(view.ctx, g, view.cs, frame, base);
+  dom.slider.value = String(step);
+  const labels = model.get("labels"), states = model.get("states"), left = model.get("mines_left");
+  dom.label.textContent = `${step} / ${model.get("count") - 1}: ${labels[step] ?? ""}  `
+    + `(${states[step] ?? ""}, ${left[step] ?? ""} mines left)`;
+  dom.root.dataset.step = String(step);
+  dom.root.dataset.view = sliceText(g, base, (i) => codeChar(frame[i]));
+}
+
+/** Play/pause: a timer moves `step` (Python reads it: Replay.position()). */
+function replayPlayer(view) {
+  const { model, dom } = view;
+  let timer = null;
+  const last = () => model.get("count") - 1;
   function setStep(i) {
-    model.set("step", Math.max(0, Math.min(model.get("count") - 1, i)));
+    model.set("step", Math.max(0, Math.min(last(), i)));
     model.save_changes();
-    draw();
+    drawStep(view);
   }
-
-  function buildSliders() {
-    sliders.replaceChildren();
-    const shape = model.get("shape");
-    for (let k = 0; k < g.extra; k++) {
-      const input = el("input", "msk-slider-input");
-      input.type = "range"; input.min = "0"; input.max = String(shape[k] - 1);
-      input.value = String((model.get("slice_index") || [])[k] || 0);
-      input.addEventListener("input", () => {
-        const s = (model.get("slice_index") || []).slice(); s[k] = Number(input.value);
-        model.set("slice_index", s); model.save_changes(); draw();
-      });
-      sliders.appendChild(input);
-    }
+  function stop() {
+    if (timer !== null) { clearInterval(timer); timer = null; }
+    dom.play.textContent = "▶";
   }
-
-  function setup() {
-    frames = codesOf(model.get("frames"));
-    g = sliceGeometry(model.get("shape"));
-    cs = model.get("cell_size") || Math.max(12, Math.min(26, Math.floor(880 / g.cols)));
-    const dpr = window.devicePixelRatio || 1;
-    canvas.width = g.cols * cs * dpr; canvas.height = g.rows * cs * dpr;
-    canvas.style.width = `${g.cols * cs}px`; canvas.style.height = `${g.rows * cs}px`;
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    slider.max = String(Math.max(0, model.get("count") - 1));
-    buildSliders();
-    draw();
-  }
-
-  function draw() {
-    const step = model.get("step");
-    const size = model.get("shape").reduce((a, b) => a * b, 1);
-    const frame = frames.subarray(step * size, (step + 1) * size);
-    const s = model.get("slice_index") || [];
-    let base = 0;
-    for (let k = 0; k < g.extra; k++) base += (s[k] || 0) * g.strides[k];
-    drawSlice(ctx, g, cs, frame, base, { torus: model.get("torus") });
-    slider.value = String(step);
-    const labels = model.get("labels"), states = model.get("states");
-    label.textContent = `${step} / ${model.get("count") - 1}: ${labels[step] ?? ""}  (${states[step] ?? ""}, ${model.get("mines_left")[step] ?? ""} mines left)`;
-    root.dataset.step = String(step);
-    const rowStride = g.ndim >= 2 ? g.strides[g.ndim - 2] : 0;
-    const lines = [];
-    for (let r = 0; r < g.rows; r++) {
-      let line = "";
-      for (let c = 0; c < g.cols; c++) line += codeChar(frame[base + r * rowStride + c]);
-      lines.push(line);
-    }
-    root.dataset.view = lines.join("/");
-  }
-
-  function stop() { if (timer !== null) { clearInterval(timer); timer = null; } play.textContent = "▶"; }
   function start() {
-    if (model.get("step") >= model.get("count") - 1) setStep(0);
-    play.textContent = "⏸";
+    if (model.get("step") >= last()) setStep(0);
+    dom.play.textContent = "⏸";
     timer = setInterval(() => {
-      if (model.get("step") >= model.get("count") - 1) { stop(); return; }
-      setStep(model.get("step") + 1);
+      if (model.get("step") >= last()) stop();
+      else setStep(model.get("step") + 1);
     }, 1000 / model.get("speed"));
   }
-  play.addEventListener("click", () => (timer === null ? start() : stop()));
-  slider.addEventListener("input", () => { stop(); setStep(Number(slider.value)); });
-  speed.value = String(model.get("speed"));
-  speed.addEventListener("change", () => {
-    model.set("speed", Number(speed.value)); model.save_changes();
-    if (timer !== null) { stop(); start(); }
+  return { setStep, stop, start, playing: () => timer !== null };
+}
+
+function listenToReplayInput(view, player) {
+  const { model, dom } = view;
+  dom.play.addEventListener("click", () => (player.playing() ? player.stop() : player.start()));
+  dom.slider.addEventListener("input", () => { player.stop(); player.setStep(Number(dom.slider.value)); });
+  dom.speed.value = String(model.get("speed"));
+  dom.speed.addEventListener("change", () => {
+    model.set("speed", Number(dom.speed.value));
+    model.save_changes();
+    if (player.playing()) { player.stop(); player.start(); }
   });
-  model.on("change:frames", setup);
-  model.on("change:shape", setup);
-  model.on("change:step", draw);
-  model.on("change:slice_index", draw);
-  setup();
-  return stop;
+}
+
+function renderReplay({ model, el: host }) {
+  const view = { model, dom: buildReplayDom(host), frames: new Int32Array(0), g: null, cs: 0, ctx: null };
+  view.slices = sliceSliders(view.dom.sliders, model, () => drawStep(view));
+  const player = replayPlayer(view);
+  listenToReplayInput(view, player);
+  model.on("change:frames", () => setupReplay(view));
+  model.on("change:shape", () => setupReplay(view));
+  model.on("change:step", () => drawStep(view));
+  model.on("change:slice_index", () => { view.slices.adopt(); drawStep(view); });
+  setupReplay(view);
+  return player.stop;
 }
 
 export default { render: renderReplay };
