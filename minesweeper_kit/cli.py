@@ -13,6 +13,7 @@ COMMAND_MODULES = ("minesweeper_kit.play", "minesweeper_kit.lab", "minesweeper_k
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The `mines` parser, with the subcommands of every module that is installed."""
     parser = argparse.ArgumentParser(
         prog="mines",
         description="Minesweeper teaching kit: play any board (2-D to N-D, torus, charged mines), "
@@ -32,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run `mines`; the exit code is the subcommand's (2 without one, 130 on Ctrl-C)."""
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra and not getattr(args, "passes_extra", False):

@@ -1,8 +1,9 @@
 """The game model: one vectorised N-D Minesweeper for every rule set the kit teaches.
 
 A `Game` holds the board as flat numpy arrays (mines, charges, numbers, revealed, marks) plus the
-rules. Every game rule (docs/engine.md lists them) lives here and only here: the widget, the arena, the
-command line and the autograder's differential tests all drive this class.
+rules. Every game rule (docs/engine.md lists them) is played here and only here: the widget, the
+arena, the command line and the autograder's differential tests all drive this class. The option
+values and their checks live in rules.py.
 """
 
 from __future__ import annotations
@@ -197,6 +198,7 @@ class Game:
         return game
 
     def copy(self) -> Game:
+        """An independent game in the same position, random generator included, to try moves on."""
         other = object.__new__(Game)
         other.__dict__.update(self.__dict__)
         for name in ("_mines", "_numbers", "_revealed", "_marks", "_charges"):
@@ -209,18 +211,22 @@ class Game:
     # ------------------------------------------------------------------ read-only views
     @property
     def shape(self) -> tuple[int, ...]:
+        """The board's axis sizes."""
         return self.geometry.shape
 
     @property
     def ndim(self) -> int:
+        """How many axes the board has."""
         return self.geometry.ndim
 
     @property
     def size(self) -> int:
+        """How many cells the board has."""
         return self.geometry.size
 
     @property
     def torus(self) -> bool:
+        """True when the edges wrap around, so every cell has the same number of neighbours."""
         return self.geometry.torus
 
     @property
@@ -235,14 +241,17 @@ class Game:
 
     @property
     def revealed(self) -> np.ndarray:
+        """Which cells are open (read-only)."""
         return _readonly(self._revealed, self.shape)
 
     @property
     def marks(self) -> np.ndarray:
+        """The `Mark` on each cell (read-only)."""
         return _readonly(self._marks, self.shape)
 
     @property
     def charges(self) -> np.ndarray:
+        """Each cell's charge: what a mine there adds to its neighbours' numbers (1 on classic boards)."""
         return _readonly(self._charges, self.shape)
 
     @property
@@ -264,10 +273,12 @@ class Game:
 
     @property
     def over(self) -> bool:
+        """True once the game is won or lost; moves then change nothing."""
         return self.state != "ongoing"
 
     @property
     def revealed_count(self) -> int:
+        """How many cells are open."""
         return int(np.count_nonzero(self._revealed))
 
     def neighbours(self, coordinate: Sequence[int]) -> list[Coordinate]:

@@ -59,6 +59,7 @@ class Geometry:
 
     @property
     def ndim(self) -> int:
+        """How many axes the board has."""
         return len(self.shape)
 
     # ----------------------------------------------------------------- coordinates
@@ -108,6 +109,7 @@ class Geometry:
         return np.ravel_multi_index(tuple(array.T), self.shape).astype(np.int64)
 
     def unflat(self, index: int) -> Coordinate:
+        """The coordinate tuple of a flat (C-order) index; the inverse of `flat`."""
         out = []
         for size in reversed(self.shape):
             index, value = divmod(index, size)
@@ -115,6 +117,7 @@ class Geometry:
         return tuple(reversed(out))
 
     def unflat_many(self, indices: np.ndarray) -> list[Coordinate]:
+        """Coordinate tuples of many flat indices at once (plain ints, ready for JSON)."""
         if len(indices) == 0:
             return []
         columns = np.unravel_index(np.asarray(indices, dtype=np.int64), self.shape)
@@ -122,6 +125,7 @@ class Geometry:
 
     # ----------------------------------------------------------------- whole-board sums
     def core(self, array: np.ndarray) -> np.ndarray:
+        """A board array seen in `core_shape` (size-1 axes squeezed away), the shape the sweeps work on."""
         return array.reshape(self.core_shape)
 
     def _sweep(self, array: np.ndarray, combine: np.ufunc) -> np.ndarray:

@@ -24,19 +24,23 @@ class HyperMinesGame:
     # The four attributes of the 6.009 API, read from and written to the engine.
     @property
     def dimensions(self) -> list[int]:
+        """The 6.009 attribute: the board's axis sizes."""
         return list(self._game.shape)
 
     @dimensions.setter
     def dimensions(self, value: Sequence[int]) -> None:
+        """A new shape starts an empty board of that shape, as assigning it in the lab would."""
         if tuple(value) != self._game.shape:
             self._game = Game.from_mines(value, [])
 
     @property
     def board(self) -> list:
+        """The 6.009 attribute: '.' for a bomb, else the neighbour count."""
         return write_board(self._game)
 
     @board.setter
     def board(self, value: list) -> None:
+        """Replace the bombs and counts, as the lab's tests do; the counts are kept as given."""
         cells = _nested_array(value, self._game.shape, "board")
         mines = cells == BOMB
         numbers = np.where(mines, 0, cells).astype(np.int64)
@@ -44,19 +48,23 @@ class HyperMinesGame:
 
     @property
     def mask(self) -> list:
+        """The 6.009 attribute: True where a cell is revealed."""
         return self._game.revealed.tolist()
 
     @mask.setter
     def mask(self, value: list) -> None:
+        """Replace which cells are revealed, as the lab's tests do."""
         revealed = _nested_array(value, self._game.shape, "mask").astype(bool)
         self._rebuild(revealed=revealed)
 
     @property
     def state(self) -> str:
+        """The 6.009 attribute: 'ongoing', 'victory' or 'defeat'."""
         return self._game.state
 
     @state.setter
     def state(self, value: str) -> None:
+        """Set the state, as the lab's tests do."""
         self._rebuild(state=value)
 
     # The methods.
@@ -65,6 +73,7 @@ class HyperMinesGame:
         return self._game.dig(coordinates)
 
     def render(self, xray: bool = False) -> list:
+        """The 6.009 render: '_' hidden, '.' bomb, ' ' zero, else the count (every cell with `xray`)."""
         return write_render(self._game, xray)
 
     def dump(self) -> None:

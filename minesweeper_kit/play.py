@@ -38,6 +38,7 @@ def parse_shape(text: str) -> tuple[int, ...]:
 
 
 def parse_charge_range(text: str) -> tuple[int, int]:
+    """'LOW:HIGH' (or 'LOW,HIGH') to a charge range, for `--charges`; argparse shows the error."""
     match = re.fullmatch(r"\s*(-?\d+)\s*[:,]\s*(-?\d+)\s*", text)
     if not match:
         raise argparse.ArgumentTypeError(f"a charge range is LOW:HIGH like -10:10; got {text!r}")
@@ -109,6 +110,7 @@ def rules_from_options(args: argparse.Namespace) -> Rules:
 
 
 def status_line(game: Game) -> str:
+    """The line under the board: a face for the state, mines left, the board and its seed to replay it."""
     faces = {"ongoing": ":)", "victory": "B)", "defeat": "X("}
     rules = ["torus" if game.torus else "bounded"] + (["charged"] if game.charged else [])
     return (
@@ -162,6 +164,7 @@ def play_terminal(
 
 
 def run(args: argparse.Namespace) -> int:
+    """`mines play`: the game in the terminal, or served as a page with --web; 2 on bad options."""
     try:
         rules = rules_from_options(args)
     except ValueError as error:
@@ -177,6 +180,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def register(subparsers) -> None:
+    """Add `mines play` and its options to the `mines` command (see cli.COMMAND_MODULES)."""
     parser = subparsers.add_parser(
         "play",
         help="play a game in the terminal (or in a browser page with --web)",

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Preset:
+    """A named classic board, so every tool offers the same three sizes."""
+
     name: str
     shape: tuple[int, int]
     mines: int

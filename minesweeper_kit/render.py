@@ -46,13 +46,19 @@ class ViewLike(Protocol):
     torus: bool
 
     @property
-    def unknown(self) -> np.ndarray: ...
+    def unknown(self) -> np.ndarray:
+        """Covered, unflagged cells."""
+        ...
 
     @property
-    def flagged(self) -> np.ndarray: ...
+    def flagged(self) -> np.ndarray:
+        """Flagged cells."""
+        ...
 
     @property
-    def opened(self) -> np.ndarray: ...
+    def opened(self) -> np.ndarray:
+        """Open cells, whose `grid` value is their number."""
+        ...
 
 
 def cell_text(face: int, number: int) -> str:

@@ -31,12 +31,14 @@ DEFAULT_CHARGES = (-MAX_CHARGE, MAX_CHARGE)
 
 
 def check_reveal(reveal: str) -> Reveal:
+    """The reveal rule, checked where a game or a rule set is made."""
     if reveal not in REVEAL_RULES:
         raise ValueError(f"reveal must be one of {', '.join(REVEAL_RULES)}, got {reveal!r}")
     return reveal
 
 
 def check_first_move(first_move: str) -> FirstMove:
+    """The first-move rule, checked where a game or a rule set is made."""
     if first_move not in FIRST_MOVES:
         raise ValueError(f"first_move must be one of {', '.join(FIRST_MOVES)}, got {first_move!r}")
     return first_move
@@ -75,6 +77,7 @@ def max_mines(shape: tuple[int, ...], first_move: FirstMove) -> int:
 
 
 def check_mine_count(mines: Any, allowed: int) -> int:
+    """A mine count, checked against how many fit (`max_mines`), so a bad one fails before play."""
     if isinstance(mines, bool) or not isinstance(mines, numbers.Integral):
         raise ValueError(f"the number of mines must be an integer, got {mines!r}")
     mines = int(mines)
@@ -140,6 +143,7 @@ class Rules:
 
     @property
     def size(self) -> int:
+        """How many cells the board has."""
         return math.prod(self.shape)
 
     @property

@@ -21,6 +21,7 @@ def _coords(game: Game, mask: np.ndarray) -> list[list[int]]:
 
 
 def game_to_dict(game: Game) -> dict[str, Any]:
+    """A game as a JSON-able dict, rules, position and seed included; `game_from_dict` reads it back."""
     charges = game.charges.ravel()
     odd = np.flatnonzero(charges != 1)
     return {

@@ -23,6 +23,8 @@ ACTIONS = ("dig", "cycle", "flag")
 
 @dataclass
 class GameLog:
+    """A game log read back: the header (rules and mines) and the moves, to replay or step through."""
+
     header: dict[str, Any]
     moves: list[dict[str, Any]]
 
@@ -43,6 +45,7 @@ class GameLog:
             yield game.copy()
 
     def replay(self) -> Game:
+        """The position after the last move."""
         game = self.start()
         for move in self.moves:
             apply_move(game, move["action"], move["at"])
@@ -50,6 +53,7 @@ class GameLog:
 
 
 def apply_move(game: Game, action: str, at) -> int:
+    """Play one logged move (an action of `ACTIONS`) on a game; return what the engine returns."""
     if action == "dig":
         return game.dig(at)
     if action == "cycle":

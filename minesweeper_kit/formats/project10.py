@@ -49,6 +49,7 @@ def read_board(path: str | Path) -> Game:
 
 
 def board_game(grid: list[list[bool]]) -> Game:
+    """A ring-rule game from a mine grid (top row first), the rule Project 10's dig follows."""
     mines = [(r, c) for r, row in enumerate(grid) for c, cell in enumerate(row) if cell]
     return Game.from_mines((len(grid), len(grid[0])), mines, reveal="ring")
 

@@ -103,6 +103,7 @@ def read_log(text: str) -> SweepmineLog:
 
 
 def write_log(log: SweepmineLog) -> str:
+    """A log as `sweepmine.out` text, byte for byte as the original grader writes it."""
     header = [log.rows, log.cols, log.mines, int(log.torus), int(log.random_charges), int(log.debug)]
     lines = [" ".join(str(v) for v in header)]
     lines += [_grid_line(row) for row in log.grid]
@@ -160,12 +161,14 @@ class GraderInput:
     charges: list[list[int]] | None = None
 
     def to_game(self) -> Game:
+        """The game this input fixes; only a debug-mode input holds the board."""
         if self.grid is None or self.charges is None:
             raise ValueError("only a debug-mode input (D = 1) fixes the board")
         return grader_grid_game(self.grid, self.charges, self.torus)
 
 
 def read_grader_input(text: str) -> GraderInput:
+    """The grader's input text read and checked; ValueError names the bad line."""
     reader = _Lines(text)
     rows, cols, mines, torus, random_charges, debug = reader.ints(6, "header R C N T O D")
     _check_header(rows, cols, mines, reader)
@@ -192,6 +195,7 @@ class Position:
 
 
 def read_position(text: str) -> Position:
+    """A position file (what a bot is shown) read and checked; ValueError names the bad line."""
     reader = _Lines(text)
     rows, cols, mines, torus = reader.ints(4, "header R C N T")
     _check_header(rows, cols, mines, reader)
