@@ -108,7 +108,7 @@ def test_left_and_right_clicks_play_the_engine(page, notebook):
     unflagged = [(r, c) for r in range(9) for c in range(9)
                  if mines[r][c] and (r, c) not in (mine, target)]
     assert all(rows[r][c] == "*" for r, c in unflagged)
-    expected_target = "F" if mines[target[0]][target[1]] else "W"
+    expected_target = "F" if mines[target[0]][target[1]] else "x"
     assert rows[target[0]][target[1]] == expected_target
     python = nb.probe(1)
     assert python["state"] == "defeat"

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from minesweeper_kit.geometry import Geometry
+from minesweeper_kit.render import TERMINAL_SYMBOLS, ZERO_SYMBOL
 from minesweeper_kit.widgets import frontend
 
 WIDGETS = ("board", "explorer", "replay")
@@ -150,6 +151,15 @@ def test_the_join_drops_the_import_and_the_shared_exports(tmp_path, monkeypatch)
 
 
 # ---- what the shared module computes
+
+
+@needs_node
+def test_code_symbols_are_the_terminal_symbols(tmp_path):
+    faces = {face.name: symbol for face, symbol in TERMINAL_SYMBOLS.items()}
+    shown = common_value(tmp_path, "{" + ", ".join(f"{n}: codeChar({n})" for n in faces) + "}")
+    assert shown == faces
+    numbers = common_value(tmp_path, "[0, 1, 2, 9, 10, -1].map(codeChar)")
+    assert numbers == [ZERO_SYMBOL, "1", "2", "9", "+", "-"]  # one character per cell, always
 
 
 @needs_node

@@ -14,15 +14,21 @@ export const MINE = FACE_BASE - 4;
 export const EXPLODED = FACE_BASE - 5;
 export const WRONG_FLAG = FACE_BASE - 6;
 
-const SYMBOLS = { [COVERED]: "#", [FLAG]: "F", [QUESTION]: "?", [MINE]: "*", [EXPLODED]: "X", [WRONG_FLAG]: "W" };
+// The faces as the terminal picture writes them (TERMINAL_SYMBOLS in minesweeper_kit/render.py).
+const SYMBOLS = { [COVERED]: "#", [FLAG]: "F", [QUESTION]: "?", [MINE]: "*", [EXPLODED]: "X", [WRONG_FLAG]: "x" };
+const ZERO_SYMBOL = ".";
 const NUMBER_COLOURS = ["#000", "#1b3fd1", "#1e7d22", "#c62828", "#0d1b7a", "#7a1b1b", "#0f7c7c", "#222", "#777"];
 const VIEW_TEXT_LIMIT = 4096;
 
-/** One character per cell: '#' covered, 'F' flag, '?' question, '*' mine, 'X' exploded,
- *  'W' wrong flag, a digit for an open cell (its number when it is 0..9, else '+'/'-'). */
+/** One character per cell, the terminal's symbols: '#' covered, 'F' flag, '?' question, '*' mine,
+ *  'X' exploded, 'x' wrong flag, '.' an open 0, the digit of an open 1..9. Where the terminal
+ *  writes a longer number (a charge can make it negative or above 9) the widget writes '-' or '+':
+ *  the view text keeps one character per cell, so a row and column index it. */
 export function codeChar(v) {
   if (!(v > FACE_BASE)) return SYMBOLS[v] ?? "#";  // a code, or no cell yet
-  return v >= 0 && v <= 9 ? String(v) : v < 0 ? "-" : "+";
+  if (v === 0) return ZERO_SYMBOL;
+  if (v > 0 && v <= 9) return String(v);
+  return v < 0 ? "-" : "+";
 }
 
 /** Int32 codes from a bytes trait (a DataView, an ArrayBuffer or a typed array), little-endian. */
