@@ -179,9 +179,9 @@ def grade_batch(
 
     ``isolation="bwrap"`` (the default) stops at once with a clear message on a machine that
     cannot isolate untrusted code; ``"none"`` grades anyway (trusted code only)."""
-    from minesweeper_kit.sandbox.isolation import require
+    from minesweeper_kit.sandbox.isolation import require_isolation
 
-    require(isolation)
+    require_isolation(isolation)
     assignment = get_assignment(assignment_id)
     if not assignment.suite_path.is_file():  # raises first when the instructor folder is missing
         raise InstructorMaterialMissing(f"the hidden suite {assignment.suite_path} does not exist")

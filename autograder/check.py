@@ -143,9 +143,9 @@ def check_assignment(
     isolation: str = "bwrap",
 ) -> list[CheckResult]:
     """Run the three checks; each result says what was found."""
-    from minesweeper_kit.sandbox.isolation import require
+    from minesweeper_kit.sandbox.isolation import require_isolation
 
-    require(isolation)
+    require_isolation(isolation)
     results: list[CheckResult] = []
     budget = float(time_limit or assignment.time_limit)
     reports: list[GradeReport] = []

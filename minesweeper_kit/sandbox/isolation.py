@@ -38,7 +38,7 @@ __all__ = [
     "IsolationUnavailable",
     "IsolationStatus",
     "status",
-    "require",
+    "require_isolation",
     "bwrap_command",
     "UidLease",
     "MemoryCgroup",
@@ -182,7 +182,7 @@ def status() -> IsolationStatus:
     )
 
 
-def require(isolation: str) -> IsolationStatus:
+def require_isolation(isolation: str) -> IsolationStatus:
     """The status for a run that asked for ``isolation``; raises when bwrap was asked and is missing."""
     if isolation not in ISOLATION_CHOICES:
         raise ValueError(f"isolation must be one of {', '.join(ISOLATION_CHOICES)}, got {isolation!r}")

@@ -242,7 +242,7 @@ class Sandbox:
             raise ValueError(f"source must be str or Path, got {type(source).__name__}")
         if "/" in filename or not filename.endswith(".py"):
             raise ValueError(f"filename must be a plain name ending in .py, got {filename!r}")
-        self.isolation_status = isolation_module.require(isolation)
+        self.isolation_status = isolation_module.require_isolation(isolation)
         self.isolation = isolation
         self.source = source
         self.limits = limits or Limits()

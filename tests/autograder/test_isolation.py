@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from minesweeper_kit.sandbox import Sandbox
-from minesweeper_kit.sandbox.isolation import IsolationUnavailable, require
+from minesweeper_kit.sandbox.isolation import IsolationUnavailable, require_isolation
 
 AUTOGRADER = str(Path(sys.executable).parent / "autograder")
 
@@ -79,7 +79,7 @@ def test_isolation_none_grades_anyway_when_asked(no_bwrap_path, tmp_path, refere
 
 def test_require_rejects_unknown_modes_and_bwrap_where_missing(monkeypatch):
     with pytest.raises(ValueError, match="isolation must be one of bwrap, none"):
-        require("docker")
+        require_isolation("docker")
     from minesweeper_kit.sandbox import isolation
 
     isolation.status.cache_clear()
