@@ -71,6 +71,8 @@ class IsolationStatus:
     gaps: list[str] = field(default_factory=list)
 
     def describe(self) -> str:
+        """The text ``autograder doctor`` prints: the mode, why, and each guarantee that holds or is
+        missing."""
         lines = [f"isolation: {self.mode}", f"why: {self.reason}"]
         if self.bwrap:
             lines.append(f"bubblewrap: {self.bwrap} ({self.version or 'version unknown'})")
@@ -110,13 +112,24 @@ def status() -> IsolationStatus:
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         return IsolationStatus(False, "none", f"bubblewrap (bwrap) is not installed; {_fix_hint()}")
-    try:
-        version = (
-            subprocess.run([bwrap, "--version"], capture_output=True, text=True, timeout=30).stdout.strip() or None
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        version = None
+    version = _bwrap_version(bwrap)
     root = os.geteuid() == 0
+    failure = _probe_failure(bwrap, root)
+    if failure is not None:
+        return IsolationStatus(False, "none", f"{failure}; {_fix_hint()}", bwrap, version)
+    return _status_as_root(bwrap, version) if root else _status_as_user(bwrap, version)
+
+
+def _bwrap_version(bwrap: str) -> str | None:
+    """What ``bwrap --version`` prints, or None when it says nothing or cannot run."""
+    try:
+        return subprocess.run([bwrap, "--version"], capture_output=True, text=True, timeout=30).stdout.strip() or None
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def _probe_failure(bwrap: str, root: bool) -> str | None:
+    """Start one empty sandbox as a real child would be started; why it failed, or None when it ran."""
     command = bwrap_command(
         bwrap,
         [sys.executable, "-I", "-S", "-c", "pass"],
@@ -129,39 +142,43 @@ def status() -> IsolationStatus:
     try:
         probe = subprocess.run(command, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as error:
-        return IsolationStatus(
-            False, "none", f"bubblewrap could not start a sandbox ({error}); {_fix_hint()}", bwrap, version
-        )
+        return f"bubblewrap could not start a sandbox ({error})"
     if probe.returncode != 0:
         detail = (probe.stderr or probe.stdout).strip().splitlines()
         why = detail[-1] if detail else f"exit code {probe.returncode}"
-        return IsolationStatus(
-            False, "none", f"bubblewrap could not start a sandbox here ({why}); {_fix_hint()}", bwrap, version
+        return f"bubblewrap could not start a sandbox here ({why})"
+    return None
+
+
+def _status_as_root(bwrap: str, version: str | None) -> IsolationStatus:
+    """What holds when root grades: a leased host uid per sandbox, and a memory cgroup where one can be made."""
+    memory = MemoryCgroup.base()
+    holds = _HOLDS_COMMON + [
+        "an unprivileged host user id of its own per sandbox, no capabilities, "
+        "no_new_privs; the process-count limit counts that sandbox alone"
+    ]
+    gaps = []
+    if memory is not None:
+        holds.append(f"a memory limit for the sandbox as a whole (cgroup v1 memory controller, {memory})")
+    else:
+        gaps.append(
+            "no cgroup memory controller to write here: memory is limited per process "
+            "(address space) times the process-count limit"
         )
-    if root:
-        memory = MemoryCgroup.base()
-        holds = _HOLDS_COMMON + [
-            "an unprivileged host user id of its own per sandbox, no capabilities, "
-            "no_new_privs; the process-count limit counts that sandbox alone"
-        ]
-        gaps = []
-        if memory is not None:
-            holds.append(f"a memory limit for the sandbox as a whole (cgroup v1 memory controller, {memory})")
-        else:
-            gaps.append(
-                "no cgroup memory controller to write here: memory is limited per process "
-                "(address space) times the process-count limit"
-            )
-        return IsolationStatus(
-            True,
-            "bwrap as root",
-            "the grader runs as root: bubblewrap sets up the namespaces and the "
-            "child switches to a host user id no other sandbox or account uses",
-            bwrap,
-            version,
-            holds,
-            gaps,
-        )
+    return IsolationStatus(
+        True,
+        "bwrap as root",
+        "the grader runs as root: bubblewrap sets up the namespaces and the "
+        "child switches to a host user id no other sandbox or account uses",
+        bwrap,
+        version,
+        holds,
+        gaps,
+    )
+
+
+def _status_as_user(bwrap: str, version: str | None) -> IsolationStatus:
+    """What holds when an ordinary user grades: a user namespace per sandbox, the grader's own uid."""
     return IsolationStatus(
         True,
         "bwrap in a user namespace",
@@ -237,6 +254,112 @@ def _masked_packages() -> list[str]:
     return sorted(set(found))
 
 
+#: The namespaces and session every sandbox gets, whoever grades.
+_NAMESPACE_OPTIONS = (
+    "--die-with-parent",
+    "--new-session",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-net",
+    "--unshare-cgroup-try",
+    "--hostname",
+    "sandbox",
+)
+
+
+class _MountPlan:
+    """The file-system part of a bwrap command line, built in order: what is shown read-only,
+    the folders made to hold it, and what is covered again."""
+
+    def __init__(self, command: list[str]) -> None:
+        self.command = command
+        self.shown: list[str] = []  #: folders bound read-only, so their contents need no binding of their own
+        self._made: set[str] = set()
+
+    def is_shown(self, path: str) -> bool:
+        """Whether ``path`` is a shown folder or lies inside one."""
+        return any(path == s or path.startswith(s + "/") for s in self.shown)
+
+    def parents(self, path: str) -> None:
+        """Make the folders above ``path`` (each once), so a binding there has somewhere to go."""
+        for folder in _ancestors(path):
+            if folder not in self._made:
+                self._made.add(folder)
+                self.command.extend(["--perms", "0755", "--dir", folder])
+
+    def show_system_libraries(self) -> None:
+        """``/lib*``, ``/bin``, ``/sbin`` (as the symlinks they often are) and ``/usr/lib*``, read-only."""
+        for name in ("lib", "lib64", "lib32", "libx32", "bin", "sbin"):
+            top = "/" + name
+            if os.path.islink(top):
+                self.command += ["--symlink", os.readlink(top), top]
+            elif os.path.isdir(top):
+                self.command += ["--ro-bind", top, top]
+                self.shown.append(top)
+        for name in ("lib", "lib64", "lib32", "libx32"):
+            folder = "/usr/" + name
+            if os.path.isdir(folder) and not os.path.islink(folder):
+                self.parents(folder + "/x")
+                self.command += ["--ro-bind", folder, folder]
+                self.shown.append(folder)
+
+    def show_python(self) -> None:
+        """The Python installation this process runs (venv and base) and its executable, read-only."""
+        for root in _python_roots():
+            if self.is_shown(root):
+                continue
+            self.parents(root + "/x")
+            self.parents(root)
+            self.command += ["--ro-bind", root, root]
+            self.shown.append(root)
+        executable = os.path.realpath(sys.executable)
+        if not any(executable.startswith(s + "/") for s in self.shown):
+            self.parents(executable)
+            self.command += ["--ro-bind", executable, executable]
+
+    def switch_user(self, uid: int, argv: list[str]) -> list[str]:
+        """Show ``setpriv`` and give bwrap the capabilities it needs to run ``argv`` as host user
+        ``uid`` with no capabilities and ``no_new_privs`` (grading as root); the new argv."""
+        setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
+        real = os.path.realpath(setpriv)
+        if not any(real.startswith(s + "/") for s in self.shown):
+            self.parents(real)
+            self.command += ["--ro-bind", real, real]
+        self.command += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+        return [
+            real,
+            f"--reuid={uid}",
+            f"--regid={uid}",
+            "--clear-groups",
+            "--no-new-privs",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            "--",
+        ] + list(argv)
+
+    def cover(self, paths: list[str]) -> None:
+        """Hide each path that falls inside a shown folder: an empty tmpfs over a folder,
+        ``/dev/null`` over a file."""
+        for path in paths:
+            if self.is_shown(path):
+                if os.path.isdir(path):
+                    self.command += ["--tmpfs", path]
+                elif os.path.exists(path):
+                    self.command += ["--ro-bind", "/dev/null", path]
+
+    def add_private_folders(self, tmp_mb: int, work_mb: int, runtime: str | None) -> None:
+        """``/proc``, ``/dev``, the size-limited tmpfs ``/tmp`` and :data:`WORKDIR`, and the runtime
+        folder read-only at :data:`RUNTIME`."""
+        self.command += ["--proc", "/proc", "--dev", "/dev"]
+        self.command += ["--size", str(tmp_mb * 1024 * 1024), "--perms", "1777", "--tmpfs", "/tmp"]
+        self.parents(WORKDIR)
+        self.command += ["--size", str(work_mb * 1024 * 1024), "--perms", "0777", "--tmpfs", WORKDIR]
+        if runtime is not None:
+            self.parents(RUNTIME)
+            self.command += ["--ro-bind", runtime, RUNTIME]
+
+
 def bwrap_command(
     bwrap: str,
     argv: list[str],
@@ -254,84 +377,16 @@ def bwrap_command(
     ``runtime`` is a folder bound read-only at :data:`RUNTIME`. ``hide`` lists paths covered
     by an empty tmpfs even if they fall inside a shown folder.
     """
-    command = [
-        bwrap,
-        "--die-with-parent",
-        "--new-session",
-        "--unshare-pid",
-        "--unshare-ipc",
-        "--unshare-uts",
-        "--unshare-net",
-        "--unshare-cgroup-try",
-        "--hostname",
-        "sandbox",
-    ]
+    plan = _MountPlan([bwrap, *_NAMESPACE_OPTIONS])
     if uid is None:
-        command += ["--unshare-user", "--disable-userns"]
-    made: set[str] = set()
-
-    def parents(path: str) -> None:
-        for folder in _ancestors(path):
-            if folder not in made:
-                made.add(folder)
-                command.extend(["--perms", "0755", "--dir", folder])
-
-    shown: list[str] = []
-    for name in ("lib", "lib64", "lib32", "libx32", "bin", "sbin"):
-        top = "/" + name
-        if os.path.islink(top):
-            command += ["--symlink", os.readlink(top), top]
-        elif os.path.isdir(top):
-            command += ["--ro-bind", top, top]
-            shown.append(top)
-    for name in ("lib", "lib64", "lib32", "libx32"):
-        folder = "/usr/" + name
-        if os.path.isdir(folder) and not os.path.islink(folder):
-            parents(folder + "/x")
-            command += ["--ro-bind", folder, folder]
-            shown.append(folder)
-    for root in _python_roots():
-        if any(root == s or root.startswith(s + "/") for s in shown):
-            continue
-        parents(root + "/x")
-        parents(root)
-        command += ["--ro-bind", root, root]
-        shown.append(root)
-    executable = os.path.realpath(sys.executable)
-    if not any(executable.startswith(s + "/") for s in shown):
-        parents(executable)
-        command += ["--ro-bind", executable, executable]
+        plan.command += ["--unshare-user", "--disable-userns"]
+    plan.show_system_libraries()
+    plan.show_python()
     if uid is not None:
-        setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
-        real = os.path.realpath(setpriv)
-        if not any(real.startswith(s + "/") for s in shown):
-            parents(real)
-            command += ["--ro-bind", real, real]
-        argv = [
-            real,
-            f"--reuid={uid}",
-            f"--regid={uid}",
-            "--clear-groups",
-            "--no-new-privs",
-            "--inh-caps=-all",
-            "--bounding-set=-all",
-            "--",
-        ] + list(argv)
-        command += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
-    for path in sorted(set(_masked_packages()) | {os.path.realpath(p) for p in hide}):
-        if any(path == s or path.startswith(s + "/") for s in shown):
-            if os.path.isdir(path):
-                command += ["--tmpfs", path]
-            elif os.path.exists(path):
-                command += ["--ro-bind", "/dev/null", path]
-    command += ["--proc", "/proc", "--dev", "/dev"]
-    command += ["--size", str(tmp_mb * 1024 * 1024), "--perms", "1777", "--tmpfs", "/tmp"]
-    parents(WORKDIR)
-    command += ["--size", str(work_mb * 1024 * 1024), "--perms", "0777", "--tmpfs", WORKDIR]
-    if runtime is not None:
-        parents(RUNTIME)
-        command += ["--ro-bind", runtime, RUNTIME]
-    command += ["--chdir", WORKDIR, "--clearenv"]
+        argv = plan.switch_user(uid, argv)
+    plan.cover(sorted(set(_masked_packages()) | {os.path.realpath(p) for p in hide}))
+    plan.add_private_folders(tmp_mb, work_mb, runtime)
+    command = plan.command + ["--chdir", WORKDIR, "--clearenv"]
     for key, value in (env or {}).items():
         command += ["--setenv", key, value]
     return command + ["--"] + list(argv)
@@ -382,6 +437,7 @@ class UidLease:
         raise IsolationUnavailable(f"all {UID_SLOTS} sandbox user ids are in use")
 
     def release(self) -> None:
+        """Give the uid back (close its lock file); safe to call twice."""
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
@@ -426,6 +482,8 @@ class MemoryCgroup:
 
     @classmethod
     def create(cls, limit_bytes: int) -> MemoryCgroup | None:
+        """A new cgroup for one sandbox, limited to ``limit_bytes``, or None where this machine
+        cannot make one (then only the per-process limits hold)."""
         base = cls.base()
         if base is None:
             return None
