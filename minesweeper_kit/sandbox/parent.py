@@ -37,10 +37,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import isolation as isolation_module
 from . import keyrings, protocol
@@ -207,6 +207,16 @@ def _site_paths() -> list[str]:
     return [p for p in sys.path if p and os.path.basename(p.rstrip("/")) in ("site-packages", "dist-packages")]
 
 
+class _Launch(NamedTuple):
+    """How one child is started: its command line, the folder it starts in, and what its
+    configuration tells it (its working folder, where the bot kit is)."""
+
+    argv: list[str]
+    cwd: str
+    workdir: str
+    kit_path: str | None
+
+
 class Sandbox:
     """One isolated child process running one submission's source.
 
@@ -281,10 +291,13 @@ class Sandbox:
 
     @property
     def alive(self) -> bool:
+        """Whether the child process is running now."""
         return self._process is not None and self._process.poll() is None
 
     @property
     def pid(self) -> int | None:
+        """The process id of bubblewrap (of the child itself without isolation), for diagnostics;
+        None when not started."""
         return self._process.pid if self._process else None
 
     def start(self) -> None:
@@ -512,38 +525,62 @@ class Sandbox:
         return env
 
     def _spawn(self) -> None:
-        self._root = tempfile.mkdtemp(prefix="minesweeper-sandbox-")
+        """Start a child and send it its configuration: a private folder for its output, two pipes,
+        the isolated process itself, then the first request (see ``protocol.py``)."""
+        root = self._root = tempfile.mkdtemp(prefix="minesweeper-sandbox-")
         runtime = _runtime_folder(self.bot_kit)
-        self._stdout_path = os.path.join(self._root, "stdout")
-        self._stderr_path = os.path.join(self._root, "stderr")
+        self._stdout_path = os.path.join(root, "stdout")
+        self._stderr_path = os.path.join(root, "stderr")
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
         env = self._environment()
         if self.isolation == "none":
-            workdir = os.path.join(self._root, "work")
-            os.mkdir(workdir, 0o700)
-            argv = [sys.executable, "-I", "-S", "-B", os.path.join(runtime, "child.py"), str(req_r), str(resp_w)]
-            env["HOME"] = workdir
-            kit_path = os.path.join(runtime, "kit") if self.bot_kit else None
-            cwd = workdir
+            launch = self._unisolated_launch(os.path.join(root, "work"), runtime, req_r, resp_w, env)
         else:
-            workdir = isolation_module.WORKDIR
-            if os.geteuid() == 0:
-                self._lease = isolation_module.UidLease()
-            argv = isolation_module.bwrap_command(
-                self.isolation_status.bwrap or "bwrap",
-                [sys.executable, "-I", "-S", "-B", isolation_module.RUNTIME + "/child.py", str(req_r), str(resp_w)],
-                uid=self._lease.uid if self._lease else None,
-                runtime=runtime,
-                tmp_mb=self.limits.disk_mb,
-                work_mb=self.limits.disk_mb,
-                hide=self.hide,
-                env=env,
-            )
-            kit_path = isolation_module.RUNTIME + "/kit" if self.bot_kit else None
-            cwd = "/"
-            mib = 1024 * 1024
-            self._cgroup = isolation_module.MemoryCgroup.create((self.limits.memory_mb + 2 * self.limits.disk_mb) * mib)
+            launch = self._bwrap_launch(runtime, req_r, resp_w, env)
+        self._start_process(launch, env, (req_r, req_w, resp_r, resp_w))
+        os.close(req_r)
+        os.close(resp_w)
+        self._req_w, self._resp_r = req_w, resp_r
+        os.set_blocking(self._req_w, False)
+        self.generation += 1
+        self._configure(launch)
+
+    def _unisolated_launch(self, workdir: str, runtime: str, req_r: int, resp_w: int, env: dict[str, str]) -> _Launch:
+        """The child as a plain process in ``workdir``, a fresh folder of the grader's
+        (``isolation="none"``: trusted code only); sets ``HOME`` in ``env`` to that folder."""
+        os.mkdir(workdir, 0o700)
+        argv = [sys.executable, "-I", "-S", "-B", os.path.join(runtime, "child.py"), str(req_r), str(resp_w)]
+        env["HOME"] = workdir
+        kit_path = os.path.join(runtime, "kit") if self.bot_kit else None
+        return _Launch(argv, workdir, workdir, kit_path)
+
+    def _bwrap_launch(self, runtime: str, req_r: int, resp_w: int, env: dict[str, str]) -> _Launch:
+        """The child under bubblewrap; as root, with a leased uid of its own and, where the machine
+        allows one, a memory cgroup for the whole sandbox (both given back by
+        :meth:`_release_lease_and_cgroup`)."""
+        if os.geteuid() == 0:
+            self._lease = isolation_module.UidLease()
+        argv = isolation_module.bwrap_command(
+            self.isolation_status.bwrap or "bwrap",
+            [sys.executable, "-I", "-S", "-B", isolation_module.RUNTIME + "/child.py", str(req_r), str(resp_w)],
+            uid=self._lease.uid if self._lease else None,
+            runtime=runtime,
+            tmp_mb=self.limits.disk_mb,
+            work_mb=self.limits.disk_mb,
+            hide=self.hide,
+            env=env,
+        )
+        kit_path = isolation_module.RUNTIME + "/kit" if self.bot_kit else None
+        mib = 1024 * 1024
+        self._cgroup = isolation_module.MemoryCgroup.create((self.limits.memory_mb + 2 * self.limits.disk_mb) * mib)
+        return _Launch(argv, "/", isolation_module.WORKDIR, kit_path)
+
+    def _start_process(self, launch: _Launch, env: dict[str, str], fds: tuple[int, int, int, int]) -> None:
+        """Start the child's process in a session of its own, its output going to files; between
+        fork and exec it joins a new session keyring and its memory cgroup. If that fails, every
+        pipe end in ``fds`` is closed and everything taken for the child is given back."""
+        req_r, _, _, resp_w = fds
         cgroup = self._cgroup
 
         def enter() -> None:  # between fork and exec, in the process that becomes the sandbox
@@ -554,19 +591,19 @@ class Sandbox:
         with open(self._stdout_path, "wb") as out, open(self._stderr_path, "wb") as err:
             try:
                 self._process = subprocess.Popen(
-                    argv,
+                    launch.argv,
                     stdin=subprocess.DEVNULL,
                     stdout=out,
                     stderr=err,
                     pass_fds=(req_r, resp_w),
-                    cwd=cwd,
+                    cwd=launch.cwd,
                     env=env,
                     start_new_session=True,
                     close_fds=True,
                     preexec_fn=enter,
                 )
             except subprocess.SubprocessError as error:  # what preexec_fn raised is not passed on
-                for fd in (req_r, req_w, resp_r, resp_w):
+                for fd in fds:
                     os.close(fd)
                 self._cleanup_process()  # the lease, the cgroup and the folder
                 raise ChildDied(
@@ -574,17 +611,15 @@ class Sandbox:
                     + (" and memory cgroup" if cgroup is not None else "")
                     + f" of its own ({error})"
                 ) from None
-        os.close(req_r)
-        os.close(resp_w)
-        self._req_w, self._resp_r = req_w, resp_r
-        os.set_blocking(self._req_w, False)
-        self.generation += 1
+
+    def _configure(self, launch: _Launch) -> None:
+        """Send the first request, the configuration, and keep the protections the child reports."""
         config = {
-            "workdir": workdir,
+            "workdir": launch.workdir,
             "audit": self.audit,
             "policy": self.policy.to_json(),
             "limits": asdict(self.limits),
-            "kit_path": kit_path,
+            "kit_path": launch.kit_path,
             "site_paths": _site_paths(),
             "files": {n: base64.b64encode(d).decode("ascii") for n, d in self._files.items()},
         }
@@ -695,11 +730,34 @@ class Sandbox:
         return min(limits)
 
     def _request(self, message: dict[str, Any], *, timeout: float | None, raw: bool = False) -> Any:
+        """Send one request and return the child's answer (its ``value`` when ``raw``), within the
+        call's CPU limit and the wall-clock guards; every way it can fail raises a
+        :class:`SandboxError` meant for the student. This runs for every call a suite makes, so
+        the CPU time is read once for the limit and the guards, and the steps below add no
+        system call of their own."""
         cpu_start = self.cpu_seconds()  # one reading serves both: reading /proc is most of a request's cost
         cpu_limit, which = self._limits_for(timeout, cpu_start)
-        wall_end = None if cpu_limit is None else time.monotonic() + cpu_limit * self.wall_factor + self.wall_slack
+        over = self._guard(cpu_start, cpu_limit)
         data = json.dumps(message, separators=(",", ":")).encode("utf-8")
+        try:
+            body = self._exchange(data, over)
+        except TimeoutError as error:
+            self.kill()
+            raise self._time_limit_error(str(error), cpu_limit or 0.0, which) from None
+        except (BrokenPipeError, EOFError):
+            raise self._lost_child_error() from None
+        reply = self._parse_reply(body)
+        if not reply.get("ok"):
+            raise self._failure(reply.get("error"))
+        if raw:
+            return reply.get("value")
+        return reply
 
+    def _guard(self, cpu_start: float, cpu_limit: float | None) -> Callable[[], bool]:
+        """The check made while waiting on the child: whether the call has used up ``cpu_limit``
+        CPU seconds since ``cpu_start``; raises ``TimeoutError("wall")`` past the wall-clock limit
+        and ``TimeoutError("idle")`` when the child has used no CPU time for ``idle_seconds``."""
+        wall_end = None if cpu_limit is None else time.monotonic() + cpu_limit * self.wall_factor + self.wall_slack
         progress = [time.monotonic(), cpu_start]  # when the child last used CPU time, and how much
 
         def over() -> bool:
@@ -714,55 +772,66 @@ class Sandbox:
                 raise TimeoutError("idle")
             return cpu - cpu_start >= cpu_limit
 
+        return over
+
+    def _exchange(self, data: bytes, over: Callable[[], bool]) -> bytes:
+        """Write one framed request and read the framed answer's body, refusing (and killing the
+        child) before reading an answer longer than ``Limits.message_bytes``."""
+        self._write(protocol.frame(data), over)
+        header = self._read(protocol.HEADER.size, over)
+        (size,) = protocol.HEADER.unpack(header)
+        if size > self.limits.message_bytes:
+            self.kill()
+            raise ResultError(f"the answer is too large ({size} bytes; the limit is {self.limits.message_bytes})")
+        return self._read(size, over)
+
+    def _time_limit_error(self, guard: str, limit: float, which: str) -> TimeLimitExceeded:
+        """What a student is told when ``guard`` (``"idle"``, ``"wall"`` or ``"cpu"``) stopped a call
+        whose CPU limit was ``limit`` (``which`` says whether the call's or the budget's)."""
+        if guard == "idle":
+            return TimeLimitExceeded(
+                f"wall-clock guard: the code used no CPU time for {self.idle_seconds:g} s (it slept, "
+                "waited or blocked); the process was killed",
+                "wall",
+                self.idle_seconds,
+            )
+        if guard == "wall":
+            wall = limit * self.wall_factor + self.wall_slack
+            return TimeLimitExceeded(
+                f"wall-clock guard: no answer within {wall:g} s ({self.wall_factor:g} times the CPU "
+                f"limit plus {self.wall_slack:g} s); the process was killed",
+                "wall",
+                wall,
+            )
+        return TimeLimitExceeded(
+            f"CPU time limit of {limit:g} s exceeded; the process was killed",
+            "cpu" if which == "call" else "budget",
+            limit,
+        )
+
+    def _lost_child_error(self) -> ChildDied:
+        """The child closed its end of a pipe: let it finish exiting (or kill it if it goes on
+        running), keep its output, and say why it ended."""
         try:
-            self._write(protocol.frame(data), over)
-            header = self._read(protocol.HEADER.size, over)
-            (size,) = protocol.HEADER.unpack(header)
-            if size > self.limits.message_bytes:
-                self.kill()
-                raise ResultError(f"the answer is too large ({size} bytes; the limit is {self.limits.message_bytes})")
-            body = self._read(size, over)
-        except TimeoutError as error:
+            code = self._process.wait(timeout=self._EXIT_GRACE) if self._process else None
+        except subprocess.TimeoutExpired:  # it closed its end of a pipe and went on running
             self.kill()
-            limit = cpu_limit or 0.0
-            if str(error) == "idle":
-                raise TimeLimitExceeded(
-                    f"wall-clock guard: the code used no CPU time for {self.idle_seconds:g} s (it slept, "
-                    "waited or blocked); the process was killed",
-                    "wall",
-                    self.idle_seconds,
-                ) from None
-            if str(error) == "wall":
-                wall = limit * self.wall_factor + self.wall_slack
-                raise TimeLimitExceeded(
-                    f"wall-clock guard: no answer within {wall:g} s ({self.wall_factor:g} times the CPU "
-                    f"limit plus {self.wall_slack:g} s); the process was killed",
-                    "wall",
-                    wall,
-                ) from None
-            raise TimeLimitExceeded(
-                f"CPU time limit of {limit:g} s exceeded; the process was killed",
-                "cpu" if which == "call" else "budget",
-                limit,
-            ) from None
-        except (BrokenPipeError, EOFError):
-            try:
-                code = self._process.wait(timeout=self._EXIT_GRACE) if self._process else None
-            except subprocess.TimeoutExpired:  # it closed its end of a pipe and went on running
-                self.kill()
-                raise ChildDied(
-                    "the process running the submission closed its channel to the grader "
-                    "and went on running; it was killed"
-                ) from None
-            out_of_memory = self._cgroup is not None and self._cgroup.oom_killed()
-            self._collect_output()
-            self.kill()
-            if out_of_memory:
-                raise ChildDied(
-                    f"the process running the submission was killed: it used more than the "
-                    f"sandbox's memory limit of {self.limits.memory_mb} MB"
-                ) from None
-            raise ChildDied(_describe_exit(code)) from None
+            return ChildDied(
+                "the process running the submission closed its channel to the grader and went on running; it was killed"
+            )
+        out_of_memory = self._cgroup is not None and self._cgroup.oom_killed()
+        self._collect_output()
+        self.kill()
+        if out_of_memory:
+            return ChildDied(
+                f"the process running the submission was killed: it used more than the "
+                f"sandbox's memory limit of {self.limits.memory_mb} MB"
+            )
+        return ChildDied(_describe_exit(code))
+
+    def _parse_reply(self, body: bytes) -> dict[str, Any]:
+        """The answer as plain JSON (handles made :class:`Handle` of this generation) and nothing
+        more; a body that is not a JSON object raises :class:`ResultError`."""
         generation = self.generation
 
         def handles(obj: dict) -> Any:
@@ -780,23 +849,22 @@ class Sandbox:
             ) from None
         if not isinstance(reply, dict):
             raise ResultError("the answer had the wrong shape")
-        if not reply.get("ok"):
-            failure = reply.get("error")
-            if not isinstance(failure, dict):
-                failure = {}
-            where = failure.get("where")
-            if not isinstance(where, list):
-                where = []
-            if failure.get("type") == "ResultError":
-                raise ResultError(str(failure.get("message", ""))[:2000])
-            raise StudentError(
-                str(failure.get("type", "Error"))[:80],
-                str(failure.get("message", ""))[:2000],
-                [str(w)[:300] for w in where],
-            )
-        if raw:
-            return reply.get("value")
         return reply
+
+    @staticmethod
+    def _failure(error: object) -> SandboxError:
+        """The exception for an ``{"ok": false, "error": ...}`` answer, every field cut to size."""
+        failure = error if isinstance(error, dict) else {}
+        where = failure.get("where")
+        if not isinstance(where, list):
+            where = []
+        if failure.get("type") == "ResultError":
+            return ResultError(str(failure.get("message", ""))[:2000])
+        return StudentError(
+            str(failure.get("type", "Error"))[:80],
+            str(failure.get("message", ""))[:2000],
+            [str(w)[:300] for w in where],
+        )
 
     _POLL = 0.05  #: seconds between CPU readings while waiting for the child
     _TREE_REFRESH = 0.1  #: seconds a list of the child's processes is trusted before it is found again
