@@ -1,23 +1,77 @@
 """The wire between the grader and the sandboxed child: length-prefixed JSON over two pipes.
 
 This module is shared by both sides and imports only the standard library, because the child
-runs it from a read-only copy inside the sandbox.
+runs it from a read-only copy inside the sandbox. The parent's side is ``parent.Sandbox`` (its
+public methods build every request), the child's ``child.Runner`` (one ``op_*`` method per
+operation below).
 
-The protocol, in full:
+Framing
+-------
 
-* Every message is a 4-byte big-endian length followed by that many bytes of UTF-8 JSON.
-* The parent writes requests on one pipe, the child answers each on the other, in order.
-* The first request is the configuration (limits, import policy, files to place in the working
-  folder); the child answers ``{"ok": true, "value": {"protections": [...]}}``.
-* Later requests are objects with an ``op``: ``load`` (source text, file name, module name),
-  ``call`` (a top-level name, or a method when ``handle`` is given), ``get_attr``, ``set_attr``,
-  ``has``, ``fetch`` and ``release``. Arguments are plain JSON, plus ``{"__handle__": n}`` for an
-  object that lives in the child and ``{"__tuple__": [...]}`` for a tuple.
-* An answer is ``{"ok": true, "value": V}`` or ``{"ok": false, "error": {"type", "message",
-  "where"}}``. ``V`` is plain JSON: numbers, strings, booleans, lists, dicts with string keys,
-  None, and ``{"__handle__": n, "type": "Name"}`` for anything else, which stays in the child.
-* The parent refuses an answer longer than its limit before reading it, and parses it with the
-  plain JSON parser and nothing more: nothing the child sends can run code in the parent.
+* Every message is a 4-byte big-endian length (:data:`HEADER`) followed by that many bytes of
+  UTF-8 JSON: one object.
+* The parent writes requests on one pipe; the child answers each on the other, in order, one
+  answer per request. The parent closing its pipe ends the child (exit status 0); otherwise the
+  parent ends a child by killing its whole sandbox.
+
+The first request: configuration
+--------------------------------
+
+An object without ``op``: ``workdir`` (the child's working folder), ``audit`` (whether to add the
+audit hook), ``policy`` (``ImportPolicy.to_json()``), ``limits`` (every field of ``Limits``:
+``memory_mb``, ``cpu_seconds``, ``file_size_mb``, ``processes``, ``open_files``,
+``output_bytes``, ``message_bytes``, ``recursion_limit``, ``disk_mb``), ``kit_path`` (the bot
+kit's folder, or null), ``site_paths`` (package folders to append to ``sys.path``) and ``files``
+(``{name: base64 data}`` to place in the working folder). The child answers
+``{"ok": true, "value": {"protections": [...]}}``, naming what it set up: ``"limits"``, and
+``"keyrings"`` and ``"audit-hook"`` when they hold.
+
+Requests after it
+-----------------
+
+Each is an object with an ``op``. ``handle`` is the number of an object kept in the child; where
+it is optional, leaving it out means the submission's module.
+
+* ``load``: ``source``, ``filename``, ``module``. Writes the source to the working folder and runs
+  it as that module. Value: ``{"names": [...]}``, its top-level names. Always the second request.
+* ``call``: ``name``, optional ``handle`` (then a method of that object), ``args`` (a list) and
+  ``kwargs`` (an object). Value: what the call returned.
+* ``fetch``: optional ``handle``. Value: the object itself, as plain data where it can be.
+* ``get_attr``: ``name``, optional ``handle``. Value: the attribute.
+* ``set_attr``: ``name``, ``handle``, ``value``. Value: null.
+* ``has``: ``name``, optional ``handle``. Value: whether the attribute exists.
+* ``put_file``: ``name`` (a plain file name), ``data`` (base64). Writes it to the working folder.
+  Value: null.
+* ``release``: forgets every kept object (their handles stop working). Value: null.
+
+Any request but ``load`` may add ``"keep": true`` (keep even a plain value in the child and
+answer its handle) and ``"capture_stdout": true`` (what the student printed during the request
+comes back in the answer). An unknown ``op`` is answered with an error.
+
+Arguments and values
+--------------------
+
+Arguments (``args``, ``kwargs``, ``value``) are plain JSON, plus ``{"__handle__": n}`` for a kept
+object and ``{"__tuple__": [...]}`` for a tuple. Values are plain JSON (numbers, including
+``NaN`` and ``Infinity``, strings, booleans, lists, objects with string keys, null; tuples become
+lists), and ``{"__handle__": n, "type": "Name"}`` for anything else, which stays in the child.
+
+Answers
+-------
+
+* ``{"ok": true, "value": V}``, plus ``"stdout"`` (text) and ``"stdout_truncated"`` (boolean)
+  when the request asked for ``capture_stdout``.
+* ``{"ok": false, "error": {"type": ..., "message": ..., "where": [...]}}``: ``type`` is the name
+  of the exception the student's code raised (``"ResultError"`` when the value could not be
+  sent back: nested too deeply, or an answer over ``limits.message_bytes``), ``where`` the lines
+  of the student's file it passed through. The same capture fields may follow.
+
+Trust
+-----
+
+The child trusts its parent and reads with :func:`read_message`. The parent trusts nothing the
+child sends: it refuses an answer longer than its limit before reading it, and parses it with
+the plain JSON parser and nothing more, so nothing the child sends can run code in the parent.
 """
 
 from __future__ import annotations
@@ -28,7 +82,7 @@ import struct
 
 HEADER = struct.Struct(">I")
 
-__all__ = ["HEADER", "encode", "read_message", "write_all"]
+__all__ = ["HEADER", "encode", "frame", "read_exactly", "read_message", "write_all"]
 
 
 def encode(message: object) -> bytes:

@@ -1,0 +1,80 @@
+"""The sandbox is a package of the kit on its own: it never imports the grader, and its wire is
+written down in full in ``protocol.py``."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from minesweeper_kit.sandbox import protocol
+
+SANDBOX = Path(__file__).resolve().parents[2] / "minesweeper_kit" / "sandbox"
+MODULES = sorted(SANDBOX.glob("*.py"))
+
+
+def imported_names(path: Path) -> set[str]:
+    """Every module an ``import`` anywhere in the file names (inside functions too)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module)
+    return found
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
+def test_no_sandbox_module_imports_the_grader(path):
+    assert not {name for name in imported_names(path) if name.split(".")[0] == "autograder"}
+
+
+def test_the_sandbox_imports_with_the_grader_unimportable():
+    names = ", ".join(f"minesweeper_kit.sandbox.{p.stem}" for p in MODULES if p.name not in ("__init__.py", "child.py"))
+    script = (
+        "import sys\n"
+        "sys.modules['autograder'] = None  # any import of it now raises ImportError\n"
+        f"import minesweeper_kit.sandbox, {names}\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] == 'autograder' and sys.modules[m] is not None)\n"
+        "assert not loaded, loaded\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+
+
+def runner_operations() -> set[str]:
+    """The operations ``child.Runner`` answers: its ``op_*`` methods."""
+    tree = ast.parse((SANDBOX / "child.py").read_text(encoding="utf-8"))
+    (runner,) = (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Runner")
+    return {f.name[3:] for f in runner.body if isinstance(f, ast.FunctionDef) and f.name.startswith("op_")}
+
+
+def test_the_protocol_docstring_names_every_operation_the_child_answers():
+    operations = runner_operations()
+    assert {"load", "call", "fetch", "get_attr", "set_attr", "has", "put_file", "release"} <= operations
+    doc = protocol.__doc__ or ""
+    missing = sorted(op for op in operations if f"* ``{op}``" not in doc)
+    assert not missing, f"protocol.py's docstring does not describe: {missing}"
+
+
+def configuration_fields() -> set[str]:
+    """The keys of the configuration ``Sandbox._configure`` sends as the first request."""
+    tree = ast.parse((SANDBOX / "parent.py").read_text(encoding="utf-8"))
+    (method,) = (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "_configure")
+    (config,) = (n.value for n in ast.walk(method) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Dict))
+    return {k.value for k in config.keys if isinstance(k, ast.Constant)}
+
+
+def test_the_protocol_docstring_names_every_configuration_field():
+    from dataclasses import fields
+
+    from minesweeper_kit.sandbox import Limits
+
+    doc = protocol.__doc__ or ""
+    config = configuration_fields()
+    assert {"workdir", "policy", "limits", "files"} <= config
+    missing = sorted(name for name in config | {f.name for f in fields(Limits)} if f"``{name}``" not in doc)
+    assert not missing, f"protocol.py's docstring does not describe: {missing}"
