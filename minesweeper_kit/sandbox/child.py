@@ -53,12 +53,15 @@ class Channel:
         self.read_fd, self.write_fd = read_fd, write_fd
 
     def receive(self):
+        """The next request (blocking); EOFError when the grader closed its end."""
         return protocol.read_message(self.read_fd)
 
     def send(self, message):
+        """Send one answer, encoded here."""
         protocol.write_all(self.write_fd, protocol.encode(message))
 
     def send_bytes(self, data):
+        """Send one answer already encoded as JSON bytes."""
         protocol.write_all(self.write_fd, protocol.frame(data))
 
 
@@ -69,9 +72,12 @@ class CappedStream(io.TextIOBase):
         self.fd, self.cap, self.written, self.truncated = fd, cap, 0, False
 
     def writable(self):
+        """Always True: a write-only stream, as ``print`` and ``io`` expect."""
         return True
 
     def write(self, text):
+        """Write what fits under the cap (write errors ignored) and drop the rest; returns the whole
+        length, so callers never retry."""
         if not _isinstance(text, str):
             raise TypeError("write() argument must be str")
         data = text.encode("utf-8", "replace")
@@ -89,7 +95,7 @@ class CappedStream(io.TextIOBase):
         return _len(text)
 
     def flush(self):
-        pass
+        """Nothing to do: every write goes straight to the file descriptor."""
 
 
 class MemoryStream(CappedStream):
@@ -100,6 +106,8 @@ class MemoryStream(CappedStream):
         self.parts = []
 
     def write(self, text):
+        """Keep what fits under the cap and drop the rest; returns the whole length, as a real
+        stream would."""
         if not _isinstance(text, str):
             raise TypeError("write() argument must be str")
         room = self.cap - self.written
@@ -111,6 +119,7 @@ class MemoryStream(CappedStream):
         return _len(text)
 
     def getvalue(self):
+        """What was kept, as one string."""
         return "".join(self.parts)
 
 
@@ -170,9 +179,13 @@ class Guard:
         self.student_files = set()
 
     def refuse(self, what):
+        """Raise the refusal a student sees, naming what the sandbox does not allow."""
         raise PermissionError(f"not allowed in the grader's sandbox: {what}")
 
     def audit(self, event, args):
+        """The audit hook, once ``active``: refuses shell commands, new programs and processes,
+        signals, rlimit changes, native code, the network, writes outside the working folder and
+        ``/tmp``, and denied imports made from the student's code."""
         if not self.active:
             return
         if event in self.REFUSED_EVENTS:
@@ -202,6 +215,8 @@ class Guard:
         return False
 
     def install_import_guard(self):
+        """Wrap ``__import__`` so that an import in the student's file the policy denies raises
+        ImportError with the course's message."""
         original = builtins.__import__
         guard = self
 
@@ -219,6 +234,9 @@ class Guard:
 
 
 class Runner:
+    """Answers the grader's requests (see ``protocol``), keeping the student's module and every
+    object behind a handle."""
+
     def __init__(self, channel, config, guard):
         self.channel = channel
         self.config = config
@@ -231,6 +249,8 @@ class Runner:
 
     # --- conversion between JSON and objects
     def to_plain(self, value, depth=0):
+        """``value`` as plain JSON data, anything else kept here behind a handle; ResultProblem past
+        200 levels of nesting."""
         if depth > 200:
             raise ResultProblem("the result is nested more than 200 levels deep")
         kind = _type(value)
@@ -243,6 +263,8 @@ class Runner:
         return self.store(value)
 
     def store(self, value):
+        """Keep ``value`` here and return its handle; the type's name is read without running the
+        student's code."""
         handle = self.next_handle
         self.next_handle += 1
         self.objects[handle] = value
@@ -253,6 +275,8 @@ class Runner:
         return {"__handle__": handle, "type": _str(type_name)[:80]}
 
     def from_plain(self, value):
+        """Arguments from the grader back into objects: handles become the kept objects,
+        ``__tuple__`` tuples."""
         kind = _type(value)
         if kind is list:
             return [self.from_plain(v) for v in value]
@@ -277,6 +301,8 @@ class Runner:
 
     # --- errors
     def describe_error(self, error):
+        """The error part of an answer: the type's name, the message and the student's lines the
+        error passed through, each read so that a hostile exception cannot break the answer."""
         try:
             message = _str(error)
         except BaseException:  # noqa: BLE001 - a student's __str__ may raise anything
@@ -312,6 +338,8 @@ class Runner:
 
     # --- operations
     def op_load(self, request):
+        """Write the source to the working folder and run it as the submission's module; its top-
+        level names."""
         filename = request["filename"]
         path = os.path.join(self.config["workdir"], filename)
         with open(path, "w", encoding="utf-8") as handle:
@@ -332,6 +360,7 @@ class Runner:
         return self.module
 
     def op_call(self, request):
+        """Call a top-level function, or a kept object's method, with the decoded arguments."""
         target = self._target(request)
         function = getattr(target, request["name"])
         args = self.from_plain(request.get("args", []))
@@ -339,27 +368,35 @@ class Runner:
         return function(*args, **kwargs)
 
     def op_fetch(self, request):
+        """The kept object (or the module) itself."""
         return self._target(request)
 
     def op_get_attr(self, request):
+        """An attribute of a kept object or of the module."""
         return getattr(self._target(request), request["name"])
 
     def op_set_attr(self, request):
+        """Set an attribute of a kept object or of the module to decoded data."""
         setattr(self._target(request), request["name"], self.from_plain(request["value"]))
         return None
 
     def op_has(self, request):
+        """Whether a kept object or the module has the attribute."""
         return hasattr(self._target(request), request["name"])
 
     def op_put_file(self, request):
+        """Place one file the grader sent in the working folder."""
         place_files(self.config["workdir"], {request["name"]: request["data"]})
         return None
 
     def op_release(self, request):
+        """Forget every kept object, so its memory can be freed; their handles stop working."""
         self.objects.clear()
         return None
 
     def serve(self):
+        """Answer requests until the grader closes the pipe: whatever a request raises becomes an
+        error answer, never the end of the child."""
         operations = {
             "load": self.op_load,
             "call": self.op_call,
@@ -408,6 +445,8 @@ class Runner:
                 self.reply({"ok": False, "error": {"type": "ResultError", "where": [], "message": _str(error)[:500]}})
 
     def reply(self, reply):
+        """Send one answer; ValueError for one over the message limit (the caller answers a
+        ResultError instead)."""
         if _type(reply) is _RawReply:
             extra = "," + json.dumps(reply.extra)[1:-1] if reply.extra else ""
             data = ('{"ok":true,"value":' + reply.text + extra + "}").encode("utf-8")
@@ -428,6 +467,8 @@ def place_files(workdir, files):
 
 
 def main():
+    """The child's start: read the configuration, lower the limits, install the guards, clear the
+    keyrings, then serve."""
     req_fd, resp_fd = int(sys.argv[1]), int(sys.argv[2])
     channel = Channel(req_fd, resp_fd)
     config = channel.receive()

@@ -60,6 +60,8 @@ class ImportPolicy:
         return self.allowed is not None and top not in self.allowed
 
     def message(self, name: str) -> str:
+        """What a student is told when the import of ``name`` is refused: the assignment and, where
+        there is a list, what is allowed."""
         if self.allowed is not None:
             allowed = ", ".join(sorted(self.allowed)) or "nothing"
             return f"import of '{name}' is not allowed in {self.label} (allowed: {allowed})"
@@ -97,6 +99,7 @@ class ImportPolicy:
         return found
 
     def to_json(self) -> dict[str, Any]:
+        """The policy as plain data, for the child's configuration."""
         return {
             "allowed": None if self.allowed is None else sorted(self.allowed),
             "denied": sorted(self.denied),
@@ -106,6 +109,7 @@ class ImportPolicy:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ImportPolicy:
+        """The policy :meth:`to_json` gave, rebuilt inside the child."""
         allowed = data.get("allowed")
         return cls(
             allowed=None if allowed is None else frozenset(allowed),
