@@ -20,7 +20,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from .assignments import InstructorMaterialMissing, get_assignment
+from .assignments import Assignment, InstructorMaterialMissing, get_assignment
 from .grading import GradeReport, grade_submission, list_tests
 from .report import grader_key, read_student, write_csv, write_student
 from .submission import Submission, discover, read_submission
@@ -30,6 +30,9 @@ __all__ = ["grade_job", "grade_batch", "BatchResult"]
 
 @dataclass
 class BatchResult:
+    """What :func:`grade_batch` did: every report in the students' order, who was graded now, who
+    kept an earlier result, and the seed that replays the run."""
+
     reports: list[GradeReport]
     graded: list[str]
     skipped: list[str]
@@ -179,18 +182,40 @@ def grade_batch(
 
     ``isolation="bwrap"`` (the default) stops at once with a clear message on a machine that
     cannot isolate untrusted code; ``"none"`` grades anyway (trusted code only)."""
-    from minesweeper_kit.sandbox.isolation import require_isolation
-
-    require_isolation(isolation)
-    assignment = get_assignment(assignment_id)
-    if not assignment.suite_path.is_file():  # raises first when the instructor folder is missing
-        raise InstructorMaterialMissing(f"the hidden suite {assignment.suite_path} does not exist")
+    assignment = _ready_assignment(assignment_id, isolation)
     results_dir = Path(results_dir)
     results_dir.mkdir(parents=True, exist_ok=True)
     seed = secrets.randbits(31) if seed is None else int(seed)
     paths = [Path(p) for p in paths]
     students = discover(paths, assignment.preferred_files())  # ValueError before anything is graded
     grader_key(results_dir)  # an unusable key stops the batch now, not after grading
+    reports, skipped, todo = _kept_and_todo(assignment, students, results_dir, force=force, isolation=isolation)
+    hidden = [str(results_dir.resolve())] + [str(p.resolve()) for p in paths] + list(hide or [])
+    job_list = _jobs(assignment.id, todo, seed, time_limit, hidden, memory_mb, test_time_limit, settings, isolation)
+    workers = jobs or os.cpu_count() or 1
+    _grade_jobs(job_list, assignment.id, results_dir, reports, workers, dask_address, progress)
+    ordered = [reports[s] for s, _ in students if s in reports]
+    if csv_path is not None:
+        write_csv(ordered, Path(csv_path))
+    return BatchResult(ordered, [j["submission"]["student"] for j in job_list], skipped, seed)
+
+
+def _ready_assignment(assignment_id: str, isolation: str) -> Assignment:
+    """The assignment, once this machine can isolate as asked and its hidden suite is there."""
+    from minesweeper_kit.sandbox.isolation import require_isolation
+
+    require_isolation(isolation)
+    assignment = get_assignment(assignment_id)
+    if not assignment.suite_path.is_file():  # raises first when the instructor folder is missing
+        raise InstructorMaterialMissing(f"the hidden suite {assignment.suite_path} does not exist")
+    return assignment
+
+
+def _kept_and_todo(
+    assignment: Assignment, students: list[tuple[str, Path | None]], results_dir: Path, *, force: bool, isolation: str
+) -> tuple[dict[str, GradeReport], list[str], list[Submission]]:
+    """Read every student's submission and split them: the earlier results kept (signed for the
+    same file, graded with the same isolation, and not ``force``), and the submissions to grade."""
     reports: dict[str, GradeReport] = {}
     skipped, todo = [], []
     for student, path in students:
@@ -207,10 +232,22 @@ def grade_batch(
             skipped.append(student)
         else:
             todo.append(submission)
-    hidden = [str(results_dir.resolve())] + [str(p.resolve()) for p in paths] + list(hide or [])
-    job_list = _jobs(assignment.id, todo, seed, time_limit, hidden, memory_mb, test_time_limit, settings, isolation)
+    return reports, skipped, todo
+
+
+def _grade_jobs(
+    job_list: list[dict],
+    assignment_id: str,
+    results_dir: Path,
+    reports: dict[str, GradeReport],
+    workers: int,
+    dask_address: str | None,
+    progress: bool,
+) -> None:
+    """Run the jobs locally or on dask; each result is written to ``results_dir`` and added to
+    ``reports`` as it arrives, under a progress bar."""
     bar = tqdm(
-        total=len(job_list), desc=f"grading {assignment.id}", unit="submission", disable=not progress or not job_list
+        total=len(job_list), desc=f"grading {assignment_id}", unit="submission", disable=not progress or not job_list
     )
 
     def done(job: dict, result: dict) -> None:
@@ -226,10 +263,6 @@ def grade_batch(
         if dask_address:
             _run_dask(job_list, dask_address, done)
         else:
-            _run_local(job_list, jobs or os.cpu_count() or 1, done)
+            _run_local(job_list, workers, done)
     finally:
         bar.close()
-    ordered = [reports[s] for s, _ in students if s in reports]
-    if csv_path is not None:
-        write_csv(ordered, Path(csv_path))
-    return BatchResult(ordered, [j["submission"]["student"] for j in job_list], skipped, seed)
