@@ -8,6 +8,8 @@ and the feedback files contain no hidden-test code and no solution code.
 from __future__ import annotations
 
 import ast
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .assignments import Assignment, instructor_dir
@@ -20,6 +22,9 @@ __all__ = ["CheckResult", "check_assignment", "reference_submission", "starter_s
 
 @dataclass
 class CheckResult:
+    """One of the three checks: its name, whether it passed, and what was found (``autograder
+    check`` prints it)."""
+
     name: str
     ok: bool
     detail: str
@@ -146,45 +151,62 @@ def check_assignment(
     from minesweeper_kit.sandbox.isolation import require_isolation
 
     require_isolation(isolation)
-    results: list[CheckResult] = []
     budget = float(time_limit or assignment.time_limit)
-    reports: list[GradeReport] = []
+    grade = functools.partial(
+        grade_submission, assignment, seed=seed, time_limit=budget, settings=settings, isolation=isolation
+    )
     progress("grading the reference solution")
+    reference_result, reference, reference_report = _check_reference(assignment, grade, budget)
+    progress("grading the starter (release) version")
+    starter_result, starter_report = _check_starter(assignment, grade)
+    progress("looking for hidden-test and solution code in what students see")
+    reports = [r for r in (reference_report, starter_report) if r is not None]
+    return [reference_result, starter_result, _check_leaks(assignment, reference, reports)]
+
+
+def _check_reference(
+    assignment: Assignment, grade: Callable[[Submission], GradeReport], budget: float
+) -> tuple[CheckResult, Submission | None, GradeReport | None]:
+    """The reference scores full marks in at most half the budget, with no grader error; also
+    returns the reference and its report for the leak check (None where it could not be read)."""
+    name = "reference scores full marks well inside the limit"
     try:
         reference = reference_submission(assignment)
-        report = grade_submission(
-            assignment, reference, seed=seed, time_limit=budget, settings=settings, isolation=isolation
-        )
-        reports.append(report)
-        failed = [f"{t.name}: {t.output}" for t in report.tests if t.status != "passed"]
-        ok = report.score == report.max_score and report.execution_time <= budget / 2 and not report.internal_errors
-        detail = (
-            f"{report.score:g}/{report.max_score:g} in {report.execution_time:.1f} s "
-            f"(budget {budget:g} s, must stay under half)"
-        )
-        if failed:
-            detail += "; failing: " + "; ".join(failed[:3])
-        if report.internal_errors:
-            detail += "; grader errors: " + report.internal_errors[0][-500:]
-        results.append(CheckResult("reference scores full marks well inside the limit", ok, detail))
+        report = grade(reference)
     except (OSError, ValueError) as error:
-        reference = None
-        results.append(CheckResult("reference scores full marks well inside the limit", False, str(error)))
-    progress("grading the starter (release) version")
+        return CheckResult(name, False, str(error)), None, None
+    failed = [f"{t.name}: {t.output}" for t in report.tests if t.status != "passed"]
+    ok = report.score == report.max_score and report.execution_time <= budget / 2 and not report.internal_errors
+    detail = (
+        f"{report.score:g}/{report.max_score:g} in {report.execution_time:.1f} s "
+        f"(budget {budget:g} s, must stay under half)"
+    )
+    if failed:
+        detail += "; failing: " + "; ".join(failed[:3])
+    if report.internal_errors:
+        detail += "; grader errors: " + report.internal_errors[0][-500:]
+    return CheckResult(name, ok, detail), reference, report
+
+
+def _check_starter(
+    assignment: Assignment, grade: Callable[[Submission], GradeReport]
+) -> tuple[CheckResult, GradeReport | None]:
+    """The release version scores 0 with no grader error; also returns its report for the leak check."""
+    name = "starter version scores 0 without crashing"
     try:
-        starter = starter_submission(assignment)
-        report = grade_submission(
-            assignment, starter, seed=seed, time_limit=budget, settings=settings, isolation=isolation
-        )
-        reports.append(report)
-        ok = report.score == 0 and not report.internal_errors
-        detail = f"{report.score:g}/{report.max_score:g}" + (f"; {report.problem}" if report.problem else "")
-        if report.internal_errors:
-            detail += "; grader errors: " + report.internal_errors[0][-500:]
-        results.append(CheckResult("starter version scores 0 without crashing", ok, detail))
+        report = grade(starter_submission(assignment))
     except (OSError, ValueError, ImportError) as error:
-        results.append(CheckResult("starter version scores 0 without crashing", False, str(error)))
-    progress("looking for hidden-test and solution code in what students see")
+        return CheckResult(name, False, str(error)), None
+    ok = report.score == 0 and not report.internal_errors
+    detail = f"{report.score:g}/{report.max_score:g}" + (f"; {report.problem}" if report.problem else "")
+    if report.internal_errors:
+        detail += "; grader errors: " + report.internal_errors[0][-500:]
+    return CheckResult(name, ok, detail), report
+
+
+def _check_leaks(assignment: Assignment, reference: Submission | None, reports: list[GradeReport]) -> CheckResult:
+    """No line of the hidden suite, and no solution line the author does not show anyway, appears
+    in the release notebook or in the feedback of ``reports``."""
     hidden = _code_lines(assignment.suite_path.read_text(encoding="utf-8"))
     solution = _solution_lines(reference.source) if reference is not None else set()
     found = []
@@ -206,11 +228,8 @@ def check_assignment(
         found += [f"feedback of the {report.student} shows hidden test code: {line}" for line in _leaks(text, hidden)]
         if report.student != "reference":
             found += [f"feedback shows solution code: {line}" for line in _leaks(text, solution)]
-    results.append(
-        CheckResult(
-            "release notebook and feedback contain no hidden tests or solution code",
-            not found,
-            "; ".join(found[:5]) or f"checked {len(hidden)} suite lines and {len(solution)} solution lines",
-        )
+    return CheckResult(
+        "release notebook and feedback contain no hidden tests or solution code",
+        not found,
+        "; ".join(found[:5]) or f"checked {len(hidden)} suite lines and {len(solution)} solution lines",
     )
-    return results
