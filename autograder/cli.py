@@ -23,6 +23,9 @@ ISOLATION_HELP = (
 )
 
 
+_IDS = ", ".join(ASSIGNMENTS)
+
+
 def _positive(value: str) -> float:
     number = float(value)
     if number <= 0:
@@ -31,10 +34,20 @@ def _positive(value: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``autograder`` command line: one sub-command per job, each declared by its own function."""
     parser = argparse.ArgumentParser(prog="autograder", description=DESCRIPTION)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    ids = ", ".join(ASSIGNMENTS)
+    _add_grade(commands)
+    _add_list(commands)
+    _add_check(commands)
+    _add_doctor(commands)
+    _add_export(commands)
+    _add_report(commands)
+    return parser
 
+
+def _add_grade(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``autograder grade``: the submissions, where results go, the time and memory limits, how to run."""
     grade = commands.add_parser(
         "grade",
         help="grade submissions and write results, feedback and a gradebook",
@@ -44,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
         "table, and optionally a CSV gradebook. Finished students are skipped unless --force.",
     )
     grade.add_argument(
-        "--assignment", required=True, choices=list(ASSIGNMENTS), metavar="ID", help=f"which assignment ({ids})"
+        "--assignment", required=True, choices=list(ASSIGNMENTS), metavar="ID", help=f"which assignment ({_IDS})"
     )
     grade.add_argument("submissions", nargs="+", type=Path, metavar="SUBMISSION")
     grade.add_argument(
@@ -91,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     grade.add_argument("--no-progress", action="store_true", help="no progress bar")
 
+
+def _add_list(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``autograder list``: the assignments with their tests and points."""
     listing = commands.add_parser(
         "list",
         help="the assignments, their tests and points",
@@ -98,6 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     listing.add_argument("--assignment", choices=list(ASSIGNMENTS), metavar="ID", help="only this assignment")
 
+
+def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``autograder check``: one assignment's reference, starter and leaks."""
     check = commands.add_parser(
         "check",
         help="reference scores full marks, starter scores 0, nothing hidden leaks",
@@ -106,12 +125,15 @@ def build_parser() -> argparse.ArgumentParser:
         "and neither the release notebook nor the feedback shows hidden tests or solutions.",
     )
     check.add_argument(
-        "--assignment", required=True, choices=list(ASSIGNMENTS), metavar="ID", help=f"which assignment ({ids})"
+        "--assignment", required=True, choices=list(ASSIGNMENTS), metavar="ID", help=f"which assignment ({_IDS})"
     )
     check.add_argument("--seed", type=int, default=1, help="seed of the random cases")
     check.add_argument("--bot-games", type=int, metavar="N", help="bots assignment: games to play (default 100)")
     check.add_argument("--isolation", choices=["bwrap", "none"], default="bwrap", help=ISOLATION_HELP)
 
+
+def _add_doctor(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``autograder doctor``: what isolation this machine gives; no options."""
     commands.add_parser(
         "doctor",
         help="what isolation this machine gives untrusted code, and why",
@@ -120,6 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
         "code can be graded here, 1 when not (the message says how to fix it).",
     )
 
+
+def _add_export(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``autograder export-gradescope``: the zip and the isolation it asks Gradescope for."""
     export = commands.add_parser(
         "export-gradescope",
         help="write a Gradescope autograder zip running this grader",
@@ -138,6 +163,9 @@ def build_parser() -> argparse.ArgumentParser:
         "then read the suite shipped in it and write its own results)",
     )
 
+
+def _add_report(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``autograder report``: the page over a graded batch."""
     report = commands.add_parser(
         "report",
         help="one HTML page and a summary over a graded batch",
@@ -151,7 +179,6 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument(
         "-o", "--output", type=Path, metavar="HTML", help="where to write the page (default: RESULTS_DIR/report.html)"
     )
-    return parser
 
 
 def _grade(args: argparse.Namespace) -> int:
@@ -276,6 +303,8 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The ``autograder`` entry point: run one command; a user's mistake prints one line and returns
+    2, not a traceback."""
     args = build_parser().parse_args(argv)
     handlers = {
         "grade": _grade,
