@@ -93,6 +93,8 @@ class Submission:
 
     @property
     def module_name(self) -> str:
+        """The module name the source is loaded under: the file's stem when it is a valid identifier
+        (so a 6.009 ``lab.py`` is ``lab``), else ``submission``."""
         stem = Path(self.filename).stem
         return stem if stem.isidentifier() else "submission"
 
@@ -679,33 +681,55 @@ def notebook_code(
     chosen, selection = (solutions, "cells marked as solutions") if solutions else (cells, "all code cells")
     setup: list[tuple[int, _Piece]] = []
     if solutions and keep_import is not None:
-        solution_numbers = {n for n, _ in solutions}
-
-        def allowed_import(node: ast.stmt) -> bool:
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                names = [node.module]
-            else:
-                return False
-            return not _is_display_import(node) and all(keep_import(name) for name in names)
-
-        for number, cell in cells:
-            if number not in solution_numbers:
-                try:
-                    found = _cell_code(reader, _cell_source(number, cell), number, allowed_import)
-                except _CellError:
-                    continue  # a broken set-up cell is not graded; its imports are not needed
-                setup += [(number, piece) for piece in found.pieces]
+        setup = _setup_imports(reader, cells, {n for n, _ in solutions}, keep_import)
     graded: list[tuple[int, list[_Piece]]] = []
-    magics = statements = 0
-    magic_functions: list[str] = []
+    left_out = _CellCode()
     for number, cell in chosen:
         found = _cell_code(reader, _cell_source(number, cell), number, _is_definition)
-        magics, statements = magics + found.magics, statements + found.statements
-        magic_functions += found.magic_functions
+        left_out.magics += found.magics
+        left_out.statements += found.statements
+        left_out.magic_functions += found.magic_functions
         if found.pieces:
             graded.append((number, found.pieces))
+    source, line_map = _assemble(setup, graded)
+    return source, [number for number, _ in graded], selection, _left_out_notes(left_out), line_map
+
+
+def _setup_imports(
+    reader: _IPythonReader,
+    cells: list[tuple[int, dict]],
+    solution_numbers: set[int],
+    keep_import: Callable[[str], bool],
+) -> list[tuple[int, _Piece]]:
+    """The imports of the cells that are not solutions whose every name ``keep_import`` accepts
+    (widget and display imports never): the set-up a solution may rely on."""
+
+    def allowed_import(node: ast.stmt) -> bool:
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names = [node.module]
+        else:
+            return False
+        return not _is_display_import(node) and all(keep_import(name) for name in names)
+
+    setup: list[tuple[int, _Piece]] = []
+    for number, cell in cells:
+        if number not in solution_numbers:
+            try:
+                found = _cell_code(reader, _cell_source(number, cell), number, allowed_import)
+            except _CellError:
+                continue  # a broken set-up cell is not graded; its imports are not needed
+            setup += [(number, piece) for piece in found.pieces]
+    return setup
+
+
+def _assemble(
+    setup: list[tuple[int, _Piece]], graded: list[tuple[int, list[_Piece]]]
+) -> tuple[str, list[tuple[int, int]]]:
+    """The source and its line map (cell, line; ``(0, 0)`` for a blank separator): every
+    ``from __future__`` import first, then the set-up imports, then each graded cell's pieces
+    followed by a blank line."""
     pieces: list[str] = []
     line_map: list[tuple[int, int]] = []
 
@@ -726,16 +750,23 @@ def notebook_code(
                 add(number, piece)
         pieces.append("")
         line_map.append((0, 0))
+    return "\n".join(pieces), line_map
+
+
+def _left_out_notes(left_out: _CellCode) -> list[str]:
+    """What the feedback says about the lines of the graded cells that were not kept."""
     notes = []
-    if magics:
-        notes.append(f"{magics} magic or shell line(s) were left out.")
-    if statements:
+    if left_out.magics:
+        notes.append(f"{left_out.magics} magic or shell line(s) were left out.")
+    if left_out.statements:
         notes.append(
-            f"{statements} top-level statement(s) that are not definitions "
+            f"{left_out.statements} top-level statement(s) that are not definitions "
             "(demos, widgets, visible tests) were left out."
         )
-    if magic_functions:
+    if left_out.magic_functions:
         notes.append(
-            "IPython magics do not work at grading time, yet these use them: " + ", ".join(magic_functions) + "."
+            "IPython magics do not work at grading time, yet these use them: "
+            + ", ".join(left_out.magic_functions)
+            + "."
         )
-    return "\n".join(pieces), [number for number, _ in graded], selection, notes, line_map
+    return notes
