@@ -83,6 +83,8 @@ def message_pattern(text: str, limit: int = 300) -> str:
 # ---------------------------------------------------------------------- reading a batch
 @dataclass
 class TestResult:
+    """One test of one student, as ``results.json`` records it."""
+
     name: str
     score: float
     max_score: float
@@ -91,6 +93,7 @@ class TestResult:
 
     @property
     def passed(self) -> bool:
+        """Whether the recorded status says the test passed."""
         return self.status == "passed"
 
 
@@ -111,6 +114,7 @@ class StudentResult:
 
     @property
     def percent(self) -> float:
+        """The score as a percentage of the maximum (0 when the maximum is 0)."""
         return 100.0 * self.score / self.max_score if self.max_score else 0.0
 
     @property
@@ -197,6 +201,8 @@ def read_batch(results_dir: str | os.PathLike) -> list[StudentResult]:
 # ---------------------------------------------------------------------- the summary
 @dataclass
 class FailureGroup:
+    """The failures of one test whose messages share a pattern: how many, one example, and whose."""
+
     pattern: str
     count: int
     example: str
@@ -205,6 +211,9 @@ class FailureGroup:
 
 @dataclass
 class TestSummary:
+    """One test across the batch: how many attempted and passed it, and its most common failure
+    groups."""
+
     name: str
     max_score: float
     attempts: int
@@ -213,11 +222,14 @@ class TestSummary:
 
     @property
     def rate(self) -> float:
+        """The share of attempts that passed (0 when nobody attempted it)."""
         return self.passed / self.attempts if self.attempts else 0.0
 
 
 @dataclass
 class BatchSummary:
+    """Everything the page and the terminal summary show, computed once by :func:`summarize`."""
+
     students: list[StudentResult]
     tests: list[TestSummary]  #: worst pass rate first
     assignments: list[str]
@@ -225,18 +237,22 @@ class BatchSummary:
 
     @property
     def scores(self) -> list[float]:
+        """Every student's score, in the students' order (for the histogram and the averages)."""
         return [s.score for s in self.students]
 
     @property
     def max_score(self) -> float:
+        """The largest maximum score among the students (0 for an empty batch)."""
         return max((s.max_score for s in self.students), default=0.0)
 
     @property
     def load_failures(self) -> list[StudentResult]:
+        """The students whose submission did not load."""
         return [s for s in self.students if s.load_failure]
 
     @property
     def limit_hitters(self) -> list[StudentResult]:
+        """The students with at least one test stopped by a time limit."""
         return [s for s in self.students if s.limit_hits]
 
     @property
@@ -390,14 +406,25 @@ def _link(target: Path, page_dir: Path) -> str:
 
 def render_html(summary: BatchSummary, page_dir: str | os.PathLike) -> str:
     """The report page; links are relative to ``page_dir``, where the page will be written."""
-    from minesweeper_kit.tournament_page import esc, figure_svg, html_page, table
+    from minesweeper_kit.tournament_page import html_page
 
-    page_dir = Path(page_dir)
-    s = summary
+    title = f"Batch report: {', '.join(summary.assignments) or 'autograder results'}"
+    body = (
+        _overview_section(summary, title)
+        + _tests_section(summary)
+        + _time_section(summary)
+        + _load_section(summary)
+        + _students_section(summary, Path(page_dir))
+    )
+    return html_page(title, "\n".join(body))
+
+
+def _overview_section(s: BatchSummary, title: str) -> list[str]:
+    """The title, one line of figures, the score histogram and the pass-rate chart."""
+    from minesweeper_kit.tournament_page import esc, figure_svg
+
     scores = s.scores
-    times = [x.seconds for x in s.students]
-    title = f"Batch report: {', '.join(s.assignments) or 'autograder results'}"
-    body = [
+    return [
         f"<h1>{esc(title)}</h1>",
         f'<p class="muted">{len(s.students)} submissions; mean score {statistics.mean(scores):.2f} of '
         f"{_points(s.max_score)}, median {_points(statistics.median(scores))}; "
@@ -412,6 +439,12 @@ def render_html(summary: BatchSummary, page_dir: str | os.PathLike) -> str:
         + figure_svg(_pass_rate_figure(s), "pass-rates", "pass rate of each test")
         + "<figcaption>Share of submissions passing each test.</figcaption></figure>",
     ]
+
+
+def _tests_section(s: BatchSummary) -> list[str]:
+    """The table of tests, worst first, each with its most common failure groups folded open."""
+    from minesweeper_kit.tournament_page import esc, table
+
     rows = []
     for t in s.tests:
         groups = "".join(
@@ -429,7 +462,7 @@ def render_html(summary: BatchSummary, page_dir: str | os.PathLike) -> str:
                 groups or '<span class="muted">—</span>',
             ]
         )
-    body.append(
+    return [
         table(
             [
                 "test",
@@ -443,14 +476,14 @@ def render_html(summary: BatchSummary, page_dir: str | os.PathLike) -> str:
             text_columns=(0, 4),
             raw=True,
         )
-    )
-    body += [
-        "<h2>Time per submission</h2>",
-        f"<p>Median {statistics.median(times):.1f} s, 95th percentile {_quantile(times, 0.95):.1f} s, "
-        f"longest {max(times):.1f} s (the grader's time for the whole submission).</p>",
-        '<figure id="times">' + figure_svg(_time_figure(s), "times", "grading time of each submission") + "</figure>",
-        "<h3>Who hit a time limit</h3>",
     ]
+
+
+def _time_section(s: BatchSummary) -> list[str]:
+    """Time per submission: the figures, the chart, and who hit a time limit with which messages."""
+    from minesweeper_kit.tournament_page import esc, figure_svg, table
+
+    times = [x.seconds for x in s.students]
     hit_rows = [
         [
             esc(x.student),
@@ -461,12 +494,23 @@ def render_html(summary: BatchSummary, page_dir: str | os.PathLike) -> str:
         ]
         for x in s.limit_hitters
     ]
-    body.append(
+    return [
+        "<h2>Time per submission</h2>",
+        f"<p>Median {statistics.median(times):.1f} s, 95th percentile {_quantile(times, 0.95):.1f} s, "
+        f"longest {max(times):.1f} s (the grader's time for the whole submission).</p>",
+        '<figure id="times">' + figure_svg(_time_figure(s), "times", "grading time of each submission") + "</figure>",
+        "<h3>Who hit a time limit</h3>",
         table(["student", "time", "tests", "messages"], hit_rows, "limits", text_columns=(0, 3), raw=True)
         if hit_rows
-        else "<p>Nobody hit a time limit.</p>"
-    )
-    body.append("<h2>Did not load</h2>")
+        else "<p>Nobody hit a time limit.</p>",
+    ]
+
+
+def _load_section(s: BatchSummary) -> list[str]:
+    """Who did not load and the most common causes; who loaded but scored nothing, and why."""
+    from minesweeper_kit.tournament_page import esc, table
+
+    body = ["<h2>Did not load</h2>"]
     load_rows = [[esc(x.student), f"<pre>{esc(x.load_failure or '')}</pre>"] for x in s.load_failures]
     if load_rows:
         causes = Counter(message_pattern(x.load_failure or "") for x in s.load_failures)
@@ -486,10 +530,15 @@ def render_html(summary: BatchSummary, page_dir: str | os.PathLike) -> str:
                 raw=True,
             )
         )
-    body.append("<h2>Students</h2>")
+    return body
+
+
+def _students_section(s: BatchSummary, page_dir: Path) -> list[str]:
+    """Every student: score, tests passed, time, a one-phrase note, and a link to their feedback."""
+    from minesweeper_kit.tournament_page import esc, table
+
     student_rows = []
     for x in s.students:
-        name = esc(x.student)
         link = (
             f'<a href="{esc(_link(x.feedback, page_dir))}">{esc(x.feedback.name)}</a>'
             if x.feedback
@@ -507,7 +556,7 @@ def render_html(summary: BatchSummary, page_dir: str | os.PathLike) -> str:
         )
         student_rows.append(
             [
-                name,
+                esc(x.student),
                 f"{_points(x.score)} / {_points(x.max_score)}",
                 f"{x.percent:.0f}%",
                 f"{passed} / {len(x.tests)}",
@@ -516,16 +565,16 @@ def render_html(summary: BatchSummary, page_dir: str | os.PathLike) -> str:
                 link,
             ]
         )
-    body.append(
+    return [
+        "<h2>Students</h2>",
         table(
             ["student", "score", "%", "tests passed", "time", "note", "feedback"],
             student_rows,
             "students",
             text_columns=(0, 5, 6),
             raw=True,
-        )
-    )
-    return html_page(title, "\n".join(body))
+        ),
+    ]
 
 
 def write_report(results_dir: str | os.PathLike, output: str | os.PathLike | None = None) -> tuple[Path, BatchSummary]:
