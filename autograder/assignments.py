@@ -92,10 +92,14 @@ class Assignment:
 
     @property
     def suite_path(self) -> Path:
+        """The hidden pytest suite, ``instructor/suites/test_<id>.py`` (never shipped to
+        students)."""
         return instructor_dir() / "suites" / f"test_{self.id.replace('-', '_')}.py"
 
     @property
     def notebook_path(self) -> Path:
+        """The source notebook, with every solution: the reference and the release version are made
+        from it."""
         return notebooks_dir() / f"{self.notebook}.ipynb"
 
     def import_policy(self) -> ImportPolicy:
@@ -123,9 +127,14 @@ class Assignment:
         )
 
     def limits(self, memory_mb: int | None = None) -> Limits:
+        """The sandbox limits of one submission: the assignment's memory (or ``memory_mb``) and a
+        CPU rlimit 20 s above the budget, so the budget, not the rlimit, is what stops a slow
+        submission."""
         return Limits(memory_mb=memory_mb or self.memory_mb, cpu_seconds=int(self.time_limit) + 20)
 
     def preferred_files(self) -> tuple[str, ...]:
+        """File names looked for first in a student's folder: the step's notebook, then the original
+        assignment's names."""
         return (f"{self.notebook}.ipynb",) + self.file_names
 
 

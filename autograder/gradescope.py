@@ -131,6 +131,8 @@ def run_on_platform(assignment_id: str, submission_dir: Path, results_path: Path
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command ``run_autograder`` calls on Gradescope: grade the one submission there and write
+    its ``results.json``."""
     parser = argparse.ArgumentParser(
         prog="python -m autograder.gradescope", description="Grade one Gradescope submission (used by run_autograder)."
     )

@@ -65,10 +65,13 @@ class GradeReport:
     isolation: str = "bwrap"  #: "bwrap", or "none" when the instructor turned it off
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as plain data, so it crosses process and dask boundaries and is written as
+        JSON."""
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GradeReport:
+        """The report :meth:`to_dict` gave, rebuilt."""
         data = dict(data)
         data["tests"] = [TestOutcome(**t) for t in data.get("tests", [])]
         return cls(**data)

@@ -124,6 +124,8 @@ def release(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m autograder.release`` (``make release``): build the student versions; 1 when a
+    step fails."""
     parser = argparse.ArgumentParser(
         prog="python -m autograder.release",
         description="Build the student versions of the notebooks: nbgrader generate_assignment for "

@@ -62,6 +62,8 @@ _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
 def student_dir(results_dir: Path, student: str) -> Path:
+    """The folder of one student's results, with a name that is safe whatever the student is called
+    (see ``folder_name``)."""
     return Path(results_dir) / folder_name(student)
 
 
