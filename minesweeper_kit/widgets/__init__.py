@@ -4,17 +4,13 @@ Each is one anywidget model with an ES module front end in ``static/`` (no build
 """
 
 from .board import Board
-from .drivers import (
-    EngineDriver,
-    FieldDriver,
-    FunctionsDriver,
-    HyperMinesDriver,
-    NewBoardDriver,
-    StudentCodeError,
-    TextGameDriver,
-)
+from .course6009 import FunctionsDriver, HyperMinesDriver, NewBoardDriver
+from .engine import EngineDriver
 from .explorer import NeighborExplorer
+from .field import FieldDriver
 from .replay import Replay
+from .student import StudentCodeError
+from .textgame import TextGameDriver
 
 __all__ = [
     "Board",

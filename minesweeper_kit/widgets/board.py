@@ -1,10 +1,11 @@
 """The inline board: one anywidget model, one canvas, any number of dimensions.
 
 The whole board travels as one bytes trait (``cells``: one little-endian int32 code per cell, in
-row-major order, see ``drivers``), replaced as a whole after each action. Clicks come in as custom
+row-major order, see ``codes.py``), replaced as a whole after each action. Clicks come in as custom
 messages ``{"action": "dig" | "mark", "at": [...]}`` and ``{"action": "new"}``; each one is
-answered by a single state update. Sliders over the extra axes, hover highlighting and the flag-mode
-toggle live in the front end (static/board.js) and cost no round trip.
+answered by a single state update, which reads the driver once. Sliders over the extra axes, hover
+highlighting and the flag-mode toggle live in the front end (static/) and cost no round trip: the
+front end may tell the kernel where its sliders are (``slice_index``), but the kernel never answers.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ import traitlets as t
 
 from ..geometry import Geometry
 from ..rules import Rules
-from . import frontend
-from .drivers import COVERED, Driver, StudentCodeError, driver_for
+from .codes import CellCode, decode_cells, encode_cells, is_open
+from .drivers import Driver, driver_for
+from .student import StudentCodeError
 
 STATIC = pathlib.Path(__file__).parent / "static"
 MAX_CELLS = 1 << 20
@@ -45,18 +47,6 @@ def _rules_of(shape: Sequence[int] | Rules | None, mines: int | None, options: d
     return Rules(tuple(shape), mines, **options)
 
 
-def encode(cells: np.ndarray | None) -> bytes:
-    """A view's cell codes on the wire: int32 little-endian, row-major."""
-    if cells is None:
-        return b""
-    return np.ascontiguousarray(cells, dtype="<i4").tobytes()
-
-
-def decode(data: bytes, shape: Sequence[int]) -> np.ndarray:
-    """The inverse of :func:`encode` (used by tests and tools reading a widget's state)."""
-    return np.frombuffer(data, dtype="<i4").reshape(tuple(shape))
-
-
 class Board(anywidget.AnyWidget):
     """Play Minesweeper inline: the kit's engine, or the student's own code.
 
@@ -69,7 +59,7 @@ class Board(anywidget.AnyWidget):
     left click mark instead (trackpads, touch). Student errors show in the widget.
     """
 
-    _esm = frontend.esm("board")
+    _esm = STATIC / "board.js"
     _css = STATIC / "board.css"
 
     shape = t.List(t.Int()).tag(sync=True)
@@ -90,7 +80,9 @@ class Board(anywidget.AnyWidget):
     xray = t.Bool(False).tag(sync=True)
     compare = t.Bool(False).tag(sync=True)
     can_compare = t.Bool(False).tag(sync=True)
-    slice_index = t.List(t.Int()).tag(sync=True)
+    # Where the sliders over the extra axes stand: set here when the shape changes, moved by the front
+    # end, read by tests. Python neither observes nor echoes it, so a slider move costs no reply.
+    slice_index = t.List(t.Int()).tag(sync=True, echo_update=False)
     cell_size = t.Int(0).tag(sync=True)
     version = t.Int(0).tag(sync=True)  # bumped by every update, so a front end can tell them apart
 
@@ -141,12 +133,13 @@ class Board(anywidget.AnyWidget):
         self._reset()
 
     def board_view(self) -> np.ndarray:
-        """The cell codes currently shown (see ``drivers`` for their meaning)."""
-        return decode(self.cells, self.shape)
+        """The cell codes currently shown (see ``codes.CellCode`` for their meaning)."""
+        return decode_cells(self.cells, self.shape)
 
     # ------------------------------------------------------------------ internals
     def _reset(self) -> None:
         self._started = self._finished = None
+        self._geometry = Geometry(self.driver.shape)
         self.digs = 0
         shape = list(self.driver.shape)
         extra = max(0, len(shape) - 2)
@@ -162,7 +155,7 @@ class Board(anywidget.AnyWidget):
             self._publish(clear_error=False)
 
     def _act(self, action: str, at: Sequence[int]) -> int:
-        at = Geometry(self.driver.shape).check(at)
+        at = self._geometry.check(at)
         result = 0
         error: dict[str, Any] = {}
         try:
@@ -189,20 +182,20 @@ class Board(anywidget.AnyWidget):
         except StudentCodeError as caught:
             self.error = caught.as_dict()
             if not self.cells:
-                self.cells = encode(np.full(self.driver.shape, COVERED, dtype=np.int32))
+                self.cells = encode_cells(np.full(self.driver.shape, CellCode.COVERED, dtype=np.int32))
             return
         self.version += 1
         if clear_error:
             self.error = {}
         if view.state != "ongoing" and self._finished is None and self._started is not None:
             self._finished = time.monotonic()
-        self.cells = encode(view.cells)
+        self.cells = encode_cells(view.cells)
         self.state = view.state
         self.mines_left = view.mines_left
-        self.revealed = int(np.count_nonzero(view.cells > -(1 << 30)))
+        self.revealed = int(np.count_nonzero(is_open(view.cells)))
         self.elapsed = self._elapsed()
         self.running = self._started is not None and self._finished is None
-        self.xray_cells = encode(self.driver.xray()) if self.xray else b""
+        self.xray_cells = encode_cells(self.driver.xray()) if self.xray else b""
         self.diff = self._diff(view.cells) if self.compare else b""
 
     def _elapsed(self) -> float:

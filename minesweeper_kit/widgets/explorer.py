@@ -15,9 +15,8 @@ import numpy as np
 import traitlets as t
 
 from ..geometry import Geometry
-from . import frontend
 from .board import STATIC
-from .drivers import StudentCodeError, call_student
+from .student import StudentCodeError, call_student
 
 NOTHING, CORRECT, MISSING, EXTRA, SELECTED = 0, 1, 2, 3, 4
 
@@ -26,7 +25,7 @@ class NeighborExplorer(anywidget.AnyWidget):
     """``NeighborExplorer(neighbors, (4, 5))``: the student's ``neighbors(dimensions, coordinates)``
     (or ``neighbors_1d(length, x)`` when ``dimensions`` is one int) checked cell by cell."""
 
-    _esm = frontend.esm("explorer")
+    _esm = STATIC / "explorer.js"
     _css = STATIC / "board.css"
 
     shape = t.List(t.Int()).tag(sync=True)

@@ -17,11 +17,16 @@ import traitlets as t
 
 from ..formats import jsonlog, sweepmine
 from ..game import Game
-from . import frontend
 from .board import STATIC
-from .drivers import engine_codes
+from .codes import encode_cells, engine_codes
 
 MAX_FRAME_BYTES = 64 << 20
+
+
+def _esm() -> str:
+    board = (STATIC / "board.js").read_text()
+    board = board.replace("export default { render };", "")
+    return board + "\n" + (STATIC / "replay.js").read_text()
 
 
 def positions_of(source: Any) -> tuple[list[Game], list[str]]:
@@ -71,7 +76,7 @@ def _positions_of_game(game: Game) -> tuple[list[Game], list[str]]:
 class Replay(anywidget.AnyWidget):
     """``Replay("game.jsonl")``, ``Replay(open("sweepmine.out").read())``, ``Replay(bot_game)``."""
 
-    _esm = frontend.esm("replay")
+    _esm = _esm()
     _css = STATIC / "board.css"
 
     shape = t.List(t.Int()).tag(sync=True)
@@ -91,12 +96,12 @@ class Replay(anywidget.AnyWidget):
         size = int(np.prod(games[0].shape))
         if 4 * size * len(games) > MAX_FRAME_BYTES:
             raise ValueError(f"{len(games)} positions of {size} cells are too many to replay at once")
-        frames = np.stack([engine_codes(g) for g in games]).astype("<i4")
+        frames = np.stack([engine_codes(g) for g in games])
         super().__init__(cell_size=cell_size, **kwargs)
         with self.hold_sync():
             self.shape = list(games[0].shape)
             self.torus = bool(games[0].torus)
-            self.frames = frames.tobytes()
+            self.frames = encode_cells(frames)
             self.count = len(games)
             self.labels = ["start"] + labels
             self.states = [g.state for g in games]

@@ -6,63 +6,13 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from student_code import CORRECT, dig, make_empty_grid, read_file, update_grid
 
 from minesweeper_kit import Game
 from minesweeper_kit.widgets import Board, TextGameDriver
-from minesweeper_kit.widgets.drivers import COVERED, EXPLODED, FLAG, engine_codes
+from minesweeper_kit.widgets.codes import CellCode, engine_codes
 
-
-# A plain, correct set of the step's functions, written the way a student would.
-def read_file(path):
-    with open(path) as file:
-        lines = [line for line in file.read().splitlines() if line.strip()]
-    width, height = int(lines[0]), int(lines[1])
-    return [["X" if v == "1" else "0" for v in line.replace(",", " ").split()[:width]]
-            for line in lines[2:2 + height]]
-
-
-def make_empty_grid(grid):
-    return [[" " for _ in row] for row in grid]
-
-
-def update_grid(grid):
-    rows, cols = len(grid), len(grid[0])
-    for r in range(rows):
-        for c in range(cols):
-            if grid[r][c] != "X":
-                grid[r][c] = str(sum(grid[i][j] == "X"
-                                     for i in range(max(0, r - 1), min(rows, r + 2))
-                                     for j in range(max(0, c - 1), min(cols, c + 2))))
-
-
-def print_grid(grid):
-    for index, row in enumerate(grid):
-        print(f"{len(grid) - 1 - index:>2}" + "".join(f"[{v}]" for v in row))
-    print("   " + "".join(chr(ord("a") + c) + "  " for c in range(len(grid[0]))))
-
-
-def dig(grid, coordinate, user_view):
-    rows, cols = len(grid), len(grid[0])
-    c, r = ord(coordinate[0]) - ord("a"), rows - 1 - int(coordinate[1:])
-    user_view[r][c] = grid[r][c]
-    if grid[r][c] != "X":
-        for i in range(max(0, r - 1), min(rows, r + 2)):
-            for j in range(max(0, c - 1), min(cols, c + 2)):
-                if grid[i][j] != "X":
-                    user_view[i][j] = grid[i][j]
-    print_grid(user_view)
-
-
-def count_total_moves(grid, user_view):
-    return sum(v == " " and g != "X" for grow, vrow in zip(grid, user_view) for g, v in zip(grow, vrow))
-
-
-def determine_game_status(grid, user_view):
-    return not any("X" in row for row in user_view) and count_total_moves(grid, user_view) > 0
-
-
-CORRECT = dict(read_file=read_file, update_grid=update_grid, make_empty_grid=make_empty_grid,
-               dig=dig, determine_game_status=determine_game_status)
+COVERED, EXPLODED, FLAG = CellCode.COVERED, CellCode.EXPLODED, CellCode.FLAG
 
 
 def test_correct_functions_play_like_the_engine_ring_rule(capsys):
@@ -111,6 +61,10 @@ def test_first_dig_reads_the_chosen_mines_and_names_cells_a0_from_the_bottom():
     on_top = TextGameDriver(functions, (3, 4), 1, seed=0)
     on_top.dig((0, 2))
     assert calls[-1] == "c2"
+
+    widest = TextGameDriver(functions, (100, 26), 1, seed=0)
+    widest.dig((0, 25))
+    assert calls[-1] == "z99"
 
 
 def test_student_exception_shows_as_the_board_error_and_the_board_plays_on():
@@ -164,4 +118,3 @@ def test_bad_input_is_a_clear_value_error():
         TextGameDriver(CORRECT, (3, 3, 3), 1)
     with pytest.raises(ValueError, match="at most 26 columns"):
         TextGameDriver(CORRECT, (3, 27), 1)
-    assert TextGameDriver.coordinate((0, 25), 100) == "z99"
