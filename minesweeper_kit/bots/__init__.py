@@ -1,6 +1,7 @@
-"""Bots: the `View`/`Move` protocol, adapters for the original contests' bot shapes, and players.
+"""Bots: the `BotView`/`Move` protocol, adapters for the original contests' bot shapes, and players.
 
-A bot is any object with ``next_move(view) -> Move`` (`view.py` documents the encoding). A bot
+A bot is any object with ``next_move(view) -> Move``, `view` a `BotView` (`view.py` documents the
+encoding: numbers on open cells, `VIEW_UNKNOWN` on covered ones, `VIEW_FLAG` on flags). A bot
 file for ``mines arena BOT.py`` may be written in any of three shapes (`driver.py` has the rules)::
 
     # the kit's own: 0-indexed coordinate tuples
@@ -32,14 +33,34 @@ from .adapters import (
 )
 from .simple import BaselineBot, HumanBot, RandomBot
 from .solver import ReferenceSolver, analyse
-from .view import FLAG, UNKNOWN, Action, Bot, Move, View
+from .view import (
+    FLAG,
+    OPEN_MIN,
+    UNKNOWN,
+    VIEW_FLAG,
+    VIEW_OPEN_MIN,
+    VIEW_UNKNOWN,
+    Action,
+    Bot,
+    BotView,
+    Move,
+    MoveKind,
+    View,
+)
 
 __all__ = [
+    "VIEW_FLAG",
+    "VIEW_OPEN_MIN",
+    "VIEW_UNKNOWN",
+    "Bot",
+    "BotView",
+    "Move",
+    "MoveKind",
+    # the released step-5 notebook's names for the four above, kept for the bot files written with them
     "FLAG",
+    "OPEN_MIN",
     "UNKNOWN",
     "Action",
-    "Bot",
-    "Move",
     "View",
     "RubyBot",
     "SweepmineBot",

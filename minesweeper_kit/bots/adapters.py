@@ -1,4 +1,4 @@
-"""Adapters between the kit's `View`/`Move` and the two bot conventions of the original contests.
+"""Adapters between the kit's `BotView`/`Move` and the two bot conventions of the original contests.
 
 Sweepmine.TM (C++ ``next_move(R, C, N, grid, charge, T)``), in Python:
 
@@ -30,7 +30,7 @@ import numpy as np
 
 from ..formats import sweepmine as sweepmine_format
 from .driver import IllegalMove
-from .view import FLAG, UNKNOWN, Action, Move, View
+from .view import VIEW_FLAG, VIEW_UNKNOWN, BotView, Move, MoveKind
 
 # The grid codes are the Sweepmine format's own (formats/sweepmine.py), named here for bot writers.
 SWEEPMINE_UNKNOWN = sweepmine_format.SWEEPMINE_UNKNOWN
@@ -41,7 +41,7 @@ RUBY_FLAG = "flag"
 RUBY_MINE = "mine"
 
 
-def _require_2d(view: View, convention: str) -> tuple[int, int]:
+def _require_2d(view: BotView, convention: str) -> tuple[int, int]:
     if len(view.shape) != 2:
         raise ValueError(f"the {convention} convention is 2-D, this board has shape {view.shape}")
     return view.shape
@@ -52,7 +52,7 @@ def _is_int(value: Any) -> bool:
 
 
 # ------------------------------------------------------------------------------ Sweepmine
-def to_sweepmine(view: View) -> tuple[int, int, int, list[list[int]], list[list[int]], bool]:
+def to_sweepmine(view: BotView) -> tuple[int, int, int, list[list[int]], list[list[int]], bool]:
     """The six arguments of a Sweepmine ``next_move`` for this view."""
     rows, cols = _require_2d(view, "Sweepmine")
     grid = [[0] * (cols + 1)]
@@ -60,9 +60,9 @@ def to_sweepmine(view: View) -> tuple[int, int, int, list[list[int]], list[list[
     for r in range(rows):
         line = [0]
         for value in view.grid[r].tolist():
-            if value == UNKNOWN:
+            if value == VIEW_UNKNOWN:
                 line.append(SWEEPMINE_UNKNOWN)
-            elif value == FLAG:
+            elif value == VIEW_FLAG:
                 line.append(SWEEPMINE_FLAG)
             else:
                 line.append(int(value))
@@ -84,13 +84,13 @@ def from_sweepmine_move(answer: Any, shape: Sequence[int]) -> Move:
     rows, cols = shape
     if not (1 <= x <= rows and 1 <= y <= cols):
         raise IllegalMove(f"Sweepmine move ({x}, {y}) is off the board: rows are 1..{rows}, columns 1..{cols}")
-    return Move(Action.FLAG if t else Action.DIG, (int(x) - 1, int(y) - 1))
+    return Move(MoveKind.FLAG if t else MoveKind.DIG, (int(x) - 1, int(y) - 1))
 
 
 def to_sweepmine_move(move: Move) -> tuple[bool, tuple[int, int]]:
     """A kit move as a Sweepmine answer ``(t, (x, y))``, 1-indexed."""
     r, c = move.cell
-    return move.action is Action.FLAG, (r + 1, c + 1)
+    return move.action is MoveKind.FLAG, (r + 1, c + 1)
 
 
 class SweepmineBot:
@@ -102,7 +102,7 @@ class SweepmineBot:
     def __init__(self, next_move: Callable[..., Any]) -> None:
         self._next_move = next_move
 
-    def next_move(self, view: View) -> Move:
+    def next_move(self, view: BotView) -> Move:
         return from_sweepmine_move(self._next_move(*to_sweepmine(view)), view.shape)
 
 
@@ -115,16 +115,16 @@ def sweepmine_function(bot: Any) -> Callable[..., tuple[bool, tuple[int, int]]]:
     return next_move
 
 
-def view_from_sweepmine(R: int, C: int, N: int, grid, charge, T, moves=()) -> View:
-    """Build a `View` from the Sweepmine arguments (1-indexed grids, 100/101 codes)."""
+def view_from_sweepmine(R: int, C: int, N: int, grid, charge, T, moves=()) -> BotView:
+    """Build a `BotView` from the Sweepmine arguments (1-indexed grids, 100/101 codes)."""
     g = np.array([row[1 : C + 1] for row in list(grid)[1 : R + 1]], dtype=np.int64).reshape(R, C)
-    out = np.where(g == SWEEPMINE_UNKNOWN, UNKNOWN, np.where(g == SWEEPMINE_FLAG, FLAG, g))
+    out = np.where(g == SWEEPMINE_UNKNOWN, VIEW_UNKNOWN, np.where(g == SWEEPMINE_FLAG, VIEW_FLAG, g))
     ch = np.array([row[1 : C + 1] for row in list(charge)[1 : R + 1]], dtype=np.int64).reshape(R, C)
-    return View((R, C), N, out, ch, bool(T), tuple(moves))
+    return BotView((R, C), N, out, ch, bool(T), tuple(moves))
 
 
-def read_sweepmine_position(text: str) -> View:
-    """The View of a position file as a Sweepmine bot sees it (``R C N T``, the grid with
+def read_sweepmine_position(text: str) -> BotView:
+    """The BotView of a position file as a Sweepmine bot sees it (``R C N T``, the grid with
     100 = covered and 101 = flag, then the charges); parsed by the kit's Sweepmine format."""
     position = sweepmine_format.read_position(text)
     pad = [[0] * (position.cols + 1)]
@@ -134,12 +134,12 @@ def read_sweepmine_position(text: str) -> View:
 
 
 # ------------------------------------------------------------------------------ Ruby tournament
-def to_ruby_state(view: View) -> list[list[Any]]:
+def to_ruby_state(view: BotView) -> list[list[Any]]:
     """The board as the Ruby tournament's ``state``: rows of "unknown" / "flag" / ints, ``state[y][x]``."""
     _require_2d(view, "Ruby tournament")
     state = []
     for row in view.grid.tolist():
-        state.append([RUBY_UNKNOWN if v == UNKNOWN else RUBY_FLAG if v == FLAG else int(v) for v in row])
+        state.append([RUBY_UNKNOWN if v == VIEW_UNKNOWN else RUBY_FLAG if v == VIEW_FLAG else int(v) for v in row])
     return state
 
 
@@ -158,13 +158,13 @@ def from_ruby_move(answer: Any, shape: Sequence[int]) -> Move:
     rows, cols = shape
     if not (0 <= x < cols and 0 <= y < rows):
         raise IllegalMove(f"Ruby-tournament move [{x}, {y}] is off the board: x is 0..{cols - 1}, y 0..{rows - 1}")
-    return Move(Action.DIG if reveal else Action.FLAG, (int(y), int(x)))
+    return Move(MoveKind.DIG if reveal else MoveKind.FLAG, (int(y), int(x)))
 
 
 def to_ruby_move(move: Move) -> list:
     """A kit move as ``[x, y]`` (dig) or ``[x, y, False]`` (flag)."""
     r, c = move.cell
-    return [c, r] if move.action is Action.DIG else [c, r, False]
+    return [c, r] if move.action is MoveKind.DIG else [c, r, False]
 
 
 class RubyBot:
@@ -174,5 +174,5 @@ class RubyBot:
         self._take_turn = player.take_turn if hasattr(player, "take_turn") else player
         self.name = player.name() if hasattr(player, "name") and callable(player.name) else type(player).__name__
 
-    def next_move(self, view: View) -> Move:
+    def next_move(self, view: BotView) -> Move:
         return from_ruby_move(self._take_turn(to_ruby_state(view)), view.shape)

@@ -6,7 +6,7 @@ A bot file may define, checked in this order: ``make_bot()`` returning a bot; a 
 tournament's shape, adapted); a module-level ``take_turn(state)``.
 
 In the sandbox only plain data crosses the process boundary, so `DRIVER_SOURCE` is appended to
-the bot's source: it rebuilds the `View` from JSON in the child, asks the bot, and sends the
+the bot's source: it rebuilds the `BotView` from JSON in the child, asks the bot, and sends the
 move back as ``["dig"|"flag", [coords]]``, which the arena validates again.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from .view import Move, View
+from .view import BotView, Move
 
 
 class IllegalMove(ValueError):
@@ -51,7 +51,7 @@ def bot_from_namespace(namespace: dict, where: str = "the bot file") -> Any:
 
 def answer(bot: Any, view_data: dict) -> list:
     """Child side: one move of `bot` for a JSON view, as JSON."""
-    move = bot.next_move(View.from_json(view_data))
+    move = bot.next_move(BotView.from_json(view_data))
     if not isinstance(move, Move):
         raise IllegalMove(f"next_move returned {type(move).__name__}, not a Move")
     return move.to_json()

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .view import UNKNOWN, Move, View
+from .view import VIEW_UNKNOWN, BotView, Move, View  # View: the annotation of render_view
 
 
 class RandomBot:
@@ -19,7 +19,7 @@ class RandomBot:
     def __init__(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed)
 
-    def next_move(self, view: View) -> Move:
+    def next_move(self, view: BotView) -> Move:
         cells = np.flatnonzero(view.unknown.ravel())
         if cells.size == 0:
             raise ValueError("no covered, unflagged cell left to dig")
@@ -37,15 +37,15 @@ class BaselineBot:
     def __init__(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed)
 
-    def next_move(self, view: View) -> Move:
+    def next_move(self, view: BotView) -> Move:
         from .solver import analyse
 
         grid = view.grid.ravel().tolist()
         if not view.opened.any():
             return Move.dig(tuple(0 for _ in view.shape))
         analysis = analyse(view, grid, enumerate_frontier=False)
-        unknown = [i for i, v in enumerate(grid) if v == UNKNOWN]
-        safe = sorted(i for i in analysis.safe if grid[i] == UNKNOWN)
+        unknown = [i for i, v in enumerate(grid) if v == VIEW_UNKNOWN]
+        safe = sorted(i for i in analysis.safe if grid[i] == VIEW_UNKNOWN)
         if safe:
             index = safe[0]
         else:
@@ -54,7 +54,7 @@ class BaselineBot:
         return Move.dig(tuple(int(v) for v in np.unravel_index(index, view.shape)))
 
 
-HELP = """Moves: 'r c' digs row r, column c (0-indexed, one number per axis);
+MOVE_HELP = """Moves: 'r c' digs row r, column c (0-indexed, one number per axis);
 'f r c' toggles a flag; 'q' gives up. Example: 3 4"""
 
 
@@ -70,7 +70,7 @@ class HumanBot:
         self._read = read
         self._write = write or (lambda text: print(text, file=sys.stdout))
 
-    def next_move(self, view: View) -> Move:
+    def next_move(self, view: BotView) -> Move:
         self._write(render_view(view))
         while True:
             line = self._read("move> ").strip()
@@ -79,7 +79,7 @@ class HumanBot:
             try:
                 return parse_move(line, view.shape)
             except ValueError as error:
-                self._write(f"{error}\n{HELP}")
+                self._write(f"{error}\n{MOVE_HELP}")
 
 
 def parse_move(line: str, shape: tuple[int, ...]) -> Move:

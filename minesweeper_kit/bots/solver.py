@@ -42,7 +42,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..geometry import Geometry
-from .view import FLAG, OPEN_MIN, UNKNOWN, Move, View
+from .view import VIEW_FLAG, VIEW_OPEN_MIN, VIEW_UNKNOWN, BotView, Move
 
 # Backtracking budget per component (search nodes); beyond it the component is approximated.
 MAX_NODES = 200_000
@@ -104,9 +104,9 @@ class ReferenceSolver:
         self._open_count = 0
 
     # ------------------------------------------------------------------ the move
-    def next_move(self, view: View) -> Move:
+    def next_move(self, view: BotView) -> Move:
         flat = view.grid.reshape(-1)
-        open_count = int(np.count_nonzero(flat >= OPEN_MIN))
+        open_count = int(np.count_nonzero(flat >= VIEW_OPEN_MIN))
         if open_count == flat.size:
             raise ValueError("no covered cell left to play")
         key = (view.shape, view.torus, view.mines, view.charges.tobytes())
@@ -119,7 +119,7 @@ class ReferenceSolver:
         if open_count == 0:
             return Move.dig(self.first_click(shape, view.torus))
 
-        self._known_safe = {i for i in self._known_safe if flat[i] < OPEN_MIN}
+        self._known_safe = {i for i in self._known_safe if flat[i] < VIEW_OPEN_MIN}
         analysis = None
         if not self._known_safe:
             grid = flat.tolist()
@@ -128,7 +128,7 @@ class ReferenceSolver:
             self._known_mines |= analysis.mines
         if self._known_safe:
             cell = min(self._known_safe)
-            if flat[cell] == FLAG:  # a flag left on a safe cell: lift it so the cell can be dug
+            if flat[cell] == VIEW_FLAG:  # a flag left on a safe cell: lift it so the cell can be dug
                 return Move.flag(_unflat(cell, shape))
             self._known_safe.discard(cell)
             return Move.dig(_unflat(cell, shape))
@@ -141,8 +141,8 @@ class ReferenceSolver:
         return tuple(0 for _ in shape)
 
     # ------------------------------------------------------------------ guessing
-    def guess(self, view: View, grid: list[int], analysis: Analysis) -> int:
-        prob = {i: p for i, p in analysis.probability.items() if grid[i] == UNKNOWN}
+    def guess(self, view: BotView, grid: list[int], analysis: Analysis) -> int:
+        prob = {i: p for i, p in analysis.probability.items() if grid[i] == VIEW_UNKNOWN}
         if not prob:  # only flagged cells remain undecided: the policy still has to dig one
             prob = dict(analysis.probability)
             return min(prob, key=prob.__getitem__)
@@ -163,7 +163,7 @@ class ReferenceSolver:
 
 # ---------------------------------------------------------------------- inference
 def analyse(
-    view: View, grid: list[int] | None = None, known_mines: Iterable[int] = (), enumerate_frontier: bool = True
+    view: BotView, grid: list[int] | None = None, known_mines: Iterable[int] = (), enumerate_frontier: bool = True
 ) -> Analysis:
     """Exact inference on a position: certainly safe cells, certain mines, P(mine) of the rest.
 
@@ -178,7 +178,7 @@ def analyse(
     out = Analysis()
     out.mines |= known_mines
     array = np.array(grid, dtype=np.int64)
-    covered_mask = array < OPEN_MIN
+    covered_mask = array < VIEW_OPEN_MIN
     covered = set(np.flatnonzero(covered_mask).tolist())
     geometry = _geometry(view.shape, view.torus)
     touching = geometry.neighbour_sum(covered_mask.astype(np.int32).reshape(geometry.shape)).reshape(-1)
@@ -494,7 +494,7 @@ def _convolve_all(polys: list[dict[int, int]]) -> dict[int, int]:
 
 
 # ---------------------------------------------------------------------- lookahead
-def progress_score(view: View, grid: list[int], known_mines: set[int], cell: int, weight: int) -> float:
+def progress_score(view: BotView, grid: list[int], known_mines: set[int], cell: int, weight: int) -> float:
     """P(safe) x (1 - cost x P(no progress | safe)) for digging `cell`, computed exactly.
 
     For each number the cell could show, the position with that number is analysed again: the
@@ -503,7 +503,7 @@ def progress_score(view: View, grid: list[int], known_mines: set[int], cell: int
     """
     table = neighbour_table(view.shape, view.torus)
     near_mines = sum(1 for j in table[cell] if j in known_mines)
-    covered = [j for j in table[cell] if (grid[j] == UNKNOWN or grid[j] == FLAG) and j not in known_mines]
+    covered = [j for j in table[cell] if (grid[j] == VIEW_UNKNOWN or grid[j] == VIEW_FLAG) and j not in known_mines]
     safe_weight = 0
     progress_weight = 0
     saved = grid[cell]
@@ -514,7 +514,7 @@ def progress_score(view: View, grid: list[int], known_mines: set[int], cell: int
             if hyp.weight == 0:
                 continue
             safe_weight += hyp.weight
-            if value == near_mines or any(grid[i] == UNKNOWN for i in hyp.safe):
+            if value == near_mines or any(grid[i] == VIEW_UNKNOWN for i in hyp.safe):
                 progress_weight += hyp.weight
     finally:
         grid[cell] = saved
@@ -524,7 +524,7 @@ def progress_score(view: View, grid: list[int], known_mines: set[int], cell: int
     return p_safe * (1 - NO_PROGRESS_COST * (1 - progress_weight / safe_weight))
 
 
-def endgame_choice(view: View, grid: list[int], known_mines: set[int]) -> int | None:
+def endgame_choice(view: BotView, grid: list[int], known_mines: set[int]) -> int | None:
     """The covered cell that maximises the chance of winning, by exhaustive search.
 
     Used when few placements of the mines remain: the state is the set of placements still
@@ -536,7 +536,7 @@ def endgame_choice(view: View, grid: list[int], known_mines: set[int]) -> int | 
         return None
     charges = view.charges.ravel().tolist()
     table = neighbour_table(view.shape, view.torus)
-    cells = sorted(i for i, v in enumerate(grid) if v in (UNKNOWN, FLAG))
+    cells = sorted(i for i, v in enumerate(grid) if v in (VIEW_UNKNOWN, VIEW_FLAG))
     # Placements as bitmasks over the covered cells, and the number each cell shows in each.
     masks = [sum(1 << k for k, c in enumerate(cells) if c in m) for m, _ in configs]
     numbers = [[sum(charges[j] for j in table[c] if j in m) for c in cells] for m, _ in configs]
@@ -576,16 +576,16 @@ def endgame_choice(view: View, grid: list[int], known_mines: set[int]) -> int | 
     return cells[k] if k >= 0 else None
 
 
-def list_configurations(view: View, grid: list[int], known_mines: set[int]):
+def list_configurations(view: BotView, grid: list[int], known_mines: set[int]):
     """Every placement of all the mines among the covered cells consistent with the view, as
     [(mine set, 1), ...]; empty if there are more than ENDGAME_CONFIGS or the search is too long."""
     charges = view.charges.ravel().tolist()
     table = neighbour_table(view.shape, view.torus)
-    covered = [i for i, v in enumerate(grid) if v in (UNKNOWN, FLAG)]
+    covered = [i for i, v in enumerate(grid) if v in (VIEW_UNKNOWN, VIEW_FLAG)]
     cov = set(covered)
     cons = []
     for i, v in enumerate(grid):
-        if v in (UNKNOWN, FLAG):
+        if v in (VIEW_UNKNOWN, VIEW_FLAG):
             continue
         cells = [j for j in table[i] if j in cov]
         if cells:

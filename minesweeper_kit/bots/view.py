@@ -1,4 +1,4 @@
-"""What a bot sees and what it answers: the `View` of a game and the `Move` it plays.
+"""What a bot sees and what it answers: the `BotView` of a game and the `Move` it plays.
 
 A bot is any object with ``next_move(view) -> Move`` (see `Bot`). The view is a frozen snapshot;
 it never exposes where the mines are, so a bot can only use what a human player would see.
@@ -7,11 +7,16 @@ Encoding of the visible board (``view.grid``, an int64 array of the board's shap
 
 * an open cell holds its number: the sum of the charges of its neighbouring mines (with every
   charge 1 that is the classic mine count; with charges it can be 0 or negative next to mines);
-* a covered cell holds `UNKNOWN`, a flagged one `FLAG`.
+* a covered cell holds `VIEW_UNKNOWN`, a flagged one `VIEW_FLAG`.
 
-`UNKNOWN` and `FLAG` are the two smallest int64 values, far below any number a board can show
-(a number is at most 10 x (3^axes - 1) in absolute value), so ``grid >= OPEN_MIN`` is the mask
-of open cells and numbers need no separate array.
+`VIEW_UNKNOWN` and `VIEW_FLAG` are the two smallest int64 values, far below any number a board
+can show (a number is at most 10 x (3^axes - 1) in absolute value), so ``grid >= VIEW_OPEN_MIN``
+is the mask of open cells and numbers need no separate array.
+
+The names carry the ``VIEW_``/``Bot``/``Move`` prefixes because the engine, the widgets and the
+Sweepmine format each have cell codes, views and actions of their own. The step-5 notebook as
+released used the short names ``View``, ``Action``, ``UNKNOWN``, ``FLAG`` and ``OPEN_MIN``; they
+remain, as aliases at the end of this module, so bot files written with them still load.
 """
 
 from __future__ import annotations
@@ -23,13 +28,19 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-UNKNOWN: int = int(np.iinfo(np.int64).min)
-FLAG: int = UNKNOWN + 1
-OPEN_MIN: int = UNKNOWN + 2
+#: A covered, unflagged cell of `BotView.grid`.
+VIEW_UNKNOWN: int = int(np.iinfo(np.int64).min)
+#: A flagged cell of `BotView.grid`.
+VIEW_FLAG: int = VIEW_UNKNOWN + 1
+#: Every open cell's number is at least this: ``grid >= VIEW_OPEN_MIN`` is the open mask.
+VIEW_OPEN_MIN: int = VIEW_UNKNOWN + 2
 
 
-class Action(str, enum.Enum):
-    """What a move does: open a cell, or toggle a flag on it (covered <-> flag)."""
+class MoveKind(str, enum.Enum):
+    """What a bot's move does: open a cell, or toggle a flag on it (covered <-> flag).
+
+    The values are the words of a move's JSON form (``["dig", [r, c]]``).
+    """
 
     DIG = "dig"
     FLAG = "flag"
@@ -37,24 +48,24 @@ class Action(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Move:
-    """One move: `action` at the 0-indexed coordinate `cell` (a tuple, one int per axis)."""
+    """One move: `action` (a `MoveKind`) at the 0-indexed coordinate `cell` (a tuple, one int per axis)."""
 
-    action: Action
+    action: MoveKind
     cell: tuple[int, ...]
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "action", Action(self.action))
+        object.__setattr__(self, "action", MoveKind(self.action))
         object.__setattr__(self, "cell", tuple(int(v) for v in self.cell))
 
     @classmethod
     def dig(cls, *cell: int | Sequence[int]) -> Move:
         """``Move.dig(2, 3)`` or ``Move.dig((2, 3))``."""
-        return cls(Action.DIG, _as_cell(cell))
+        return cls(MoveKind.DIG, _as_cell(cell))
 
     @classmethod
     def flag(cls, *cell: int | Sequence[int]) -> Move:
         """Toggle the flag on a cell: ``Move.flag(2, 3)``."""
-        return cls(Action.FLAG, _as_cell(cell))
+        return cls(MoveKind.FLAG, _as_cell(cell))
 
     def to_json(self) -> list:
         """Plain data: ``["dig", [r, c]]``; the inverse of `from_json`."""
@@ -72,7 +83,7 @@ class Move:
             isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in cell
         ):
             raise ValueError(f"a move's cell is a list of integers, got {cell!r}")
-        return cls(Action(action), tuple(cell))
+        return cls(MoveKind(action), tuple(cell))
 
 
 def _as_cell(cell: tuple) -> tuple[int, ...]:
@@ -82,12 +93,12 @@ def _as_cell(cell: tuple) -> tuple[int, ...]:
 
 
 @dataclass(frozen=True, eq=False)
-class View:
+class BotView:
     """The visible state of one game, as a bot sees it before choosing a move.
 
     shape    board shape (2-D for the classic presets; any number of axes is allowed)
     mines    how many mines the board holds
-    grid     int64 array of `shape`: numbers on open cells, `UNKNOWN` / `FLAG` elsewhere
+    grid     int64 array of `shape`: numbers on open cells, `VIEW_UNKNOWN` / `VIEW_FLAG` elsewhere
     charges  int64 array of `shape`: each cell's charge (all 1 on an uncharged board); the charge
              only matters if the cell is a mine, but like in Sweepmine every charge is public
     torus    whether every axis wraps around
@@ -124,15 +135,17 @@ class View:
     @property
     def unknown(self) -> np.ndarray:
         """Covered, unflagged cells."""
-        return self.grid == UNKNOWN
+        return self.grid == VIEW_UNKNOWN
 
     @property
     def flagged(self) -> np.ndarray:
-        return self.grid == FLAG
+        """Flagged cells."""
+        return self.grid == VIEW_FLAG
 
     @property
     def opened(self) -> np.ndarray:
-        return self.grid >= OPEN_MIN
+        """Open cells (their numbers are in `grid`)."""
+        return self.grid >= VIEW_OPEN_MIN
 
     @property
     def charged(self) -> bool:
@@ -141,11 +154,12 @@ class View:
 
     @property
     def mines_left(self) -> int:
+        """Mines not yet flagged (negative when the bot flagged too many cells)."""
         return self.mines - int(np.count_nonzero(self.flagged))
 
-    def with_move(self, move: Move, grid: np.ndarray) -> View:
+    def with_move(self, move: Move, grid: np.ndarray) -> BotView:
         """The next view: `move` appended and the visible grid replaced."""
-        return View(self.shape, self.mines, grid, self.charges, self.torus, self.moves + (move,))
+        return BotView(self.shape, self.mines, grid, self.charges, self.torus, self.moves + (move,))
 
     def to_json(self) -> dict:
         """Plain data (lists and ints): what crosses a process boundary to a sandboxed bot."""
@@ -159,7 +173,8 @@ class View:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> View:
+    def from_json(cls, data: dict) -> BotView:
+        """The inverse of `to_json`: how a sandboxed bot's driver rebuilds the view in the child."""
         return cls(
             tuple(data["shape"]),
             data["mines"],
@@ -171,7 +186,7 @@ class View:
 
     def __repr__(self) -> str:
         return (
-            f"View(shape={self.shape}, mines={self.mines}, torus={self.torus}, "
+            f"BotView(shape={self.shape}, mines={self.mines}, torus={self.torus}, "
             f"open={int(np.count_nonzero(self.opened))}, flags={int(np.count_nonzero(self.flagged))}, "
             f"moves={len(self.moves)})"
         )
@@ -185,4 +200,12 @@ class Bot(Protocol):
     `new_game` (if the bot has it) before each game.
     """
 
-    def next_move(self, view: View) -> Move: ...
+    def next_move(self, view: BotView) -> Move: ...
+
+
+# The short names of the released step-5 notebook, so bot files written with them still load.
+View = BotView
+Action = MoveKind
+UNKNOWN = VIEW_UNKNOWN
+FLAG = VIEW_FLAG
+OPEN_MIN = VIEW_OPEN_MIN

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from bruteforce_enumerator import brute_force
+import minesweeper_kit.bots as bots
 from minesweeper_kit.bots import (
-    FLAG, UNKNOWN, Action, Move, ReferenceSolver, RubyBot, SweepmineBot, View, read_sweepmine_position,
-    sweepmine_function, to_ruby_state, to_sweepmine,
+    VIEW_FLAG, VIEW_OPEN_MIN, VIEW_UNKNOWN, BotView, Move, MoveKind, ReferenceSolver, RubyBot, SweepmineBot,
+    read_sweepmine_position, sweepmine_function, to_ruby_state, to_sweepmine,
 )
 from minesweeper_kit.bots.driver import IllegalMove
 
@@ -21,14 +22,14 @@ ANSWER = (EXAMPLE / "weighted_torus_ungraded.output.txt").read_text()
 
 
 @pytest.fixture
-def view() -> View:
+def view() -> BotView:
     return read_sweepmine_position(POSITION)
 
 
 def test_position_is_read_0_indexed(view):
     assert view.shape == (4, 4) and view.mines == 4 and view.torus
     # first grid line of the file: -6 100 100 101
-    assert view.grid[0, 0] == -6 and view.grid[0, 1] == UNKNOWN and view.grid[0, 3] == FLAG
+    assert view.grid[0, 0] == -6 and view.grid[0, 1] == VIEW_UNKNOWN and view.grid[0, 3] == VIEW_FLAG
     # last charge line: -3 -8 1 -7
     assert view.charges[3].tolist() == [-3, -8, 1, -7]
 
@@ -45,7 +46,7 @@ def test_sweepmine_arguments_are_1_indexed_with_100_and_101(view):
 def test_expected_answer_is_read_as_a_flag_at_row_3_column_1(view):
     t, x, y = (int(v) for v in ANSWER.split())
     bot = SweepmineBot(lambda R, C, N, grid, charge, T: (bool(t), (x, y)))
-    assert bot.next_move(view) == Move(Action.FLAG, (2, 0))
+    assert bot.next_move(view) == Move(MoveKind.FLAG, (2, 0))
 
 
 def test_expected_answer_is_correct_and_so_is_the_solvers(view):
@@ -97,14 +98,20 @@ def test_ruby_bot_rejects_bad_answers(view):
 
 
 def test_view_round_trips_through_json(view):
-    again = View.from_json(view.to_json())
+    again = BotView.from_json(view.to_json())
     assert np.array_equal(again.grid, view.grid) and np.array_equal(again.charges, view.charges)
     assert (again.shape, again.mines, again.torus) == (view.shape, view.mines, view.torus)
 
 
 def test_adapters_refuse_boards_that_are_not_2d():
-    view = View((2, 2, 2), 1, np.full((2, 2, 2), UNKNOWN), np.ones((2, 2, 2)), False)
+    view = BotView((2, 2, 2), 1, np.full((2, 2, 2), VIEW_UNKNOWN), np.ones((2, 2, 2)), False)
     with pytest.raises(ValueError, match="2-D"):
         to_sweepmine(view)
     with pytest.raises(ValueError, match="2-D"):
         to_ruby_state(view)
+
+
+def test_the_released_notebooks_names_still_reach_the_same_objects():
+    # Bot files written against the step-5 notebook as released import these short names.
+    assert (bots.View, bots.Action) == (BotView, MoveKind)
+    assert (bots.UNKNOWN, bots.FLAG, bots.OPEN_MIN) == (VIEW_UNKNOWN, VIEW_FLAG, VIEW_OPEN_MIN)

@@ -91,6 +91,7 @@ def test_a_crashing_bot_in_parallel_workers_still_completes_the_run(tmp_path):
     assert set(result.reasons) <= {"crash", "mine", "won"} and "crash" in result.reasons
 
 
+# Written with the released step-5 notebook's short names (UNKNOWN for VIEW_UNKNOWN), which bot files keep.
 FIRST_COVERED_BOT = """
 from minesweeper_kit.bots import UNKNOWN, Move
 

@@ -15,7 +15,7 @@ import pytest
 
 from minesweeper_kit import Game
 from minesweeper_kit.arena import view_of
-from minesweeper_kit.bots import Action, Move, ReferenceSolver, analyse
+from minesweeper_kit.bots import Move, MoveKind, ReferenceSolver, analyse
 
 from bruteforce_enumerator import brute_force, brute_force_with_total, neighbours
 from minesweeper_kit.bots.solver import ENDGAME_CONFIGS, PROGRESS_SLACK
@@ -73,7 +73,7 @@ def test_solver_takes_a_certain_safe_cell_and_never_a_certain_mine(index):
     safe, mines, prob, total = brute_force_with_total(view)
     move = ReferenceSolver().next_move(view)
     flat = move.cell[0] * view.shape[1] + move.cell[1]
-    assert move.action is Action.DIG
+    assert move.action is MoveKind.DIG
     assert flat not in mines
     assert not view.opened[move.cell]
     if safe:
@@ -95,7 +95,7 @@ def test_solver_wins_a_board_that_needs_no_guess():
     while game.state == "ongoing":
         move = solver.next_move(view_of(game, moves))
         moves.append(move)
-        assert move.action is Action.DIG
+        assert move.action is MoveKind.DIG
         game.dig(move.cell)
     assert game.state == "victory"
 
