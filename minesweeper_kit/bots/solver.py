@@ -167,30 +167,51 @@ def analyse(
 ) -> Analysis:
     """Exact inference on a position: certainly safe cells, certain mines, P(mine) of the rest.
 
-    With `enumerate_frontier` false it stops after propagation (one number at a time), leaves
-    `probability` empty and `exact` false: the baseline bot's level of reasoning.
+    The steps of the module docstring, one function each: `_constraints` (1), `_propagate` (2),
+    then `_weigh_placements` (3 and 4). With `enumerate_frontier` false it stops after
+    propagation (one number at a time), leaves `probability` empty and `exact` false: the
+    baseline bot's level of reasoning.
     """
     if grid is None:
         grid = view.grid.ravel().tolist()
     charges = view.charges.ravel().tolist()
-    table = neighbour_table(view.shape, view.torus)
     known_mines = set(known_mines)
     out = Analysis()
     out.mines |= known_mines
-    array = np.array(grid, dtype=np.int64)
-    covered_mask = array < VIEW_OPEN_MIN
-    covered = set(np.flatnonzero(covered_mask).tolist())
+    covered_mask = np.array(grid, dtype=np.int64) < VIEW_OPEN_MIN
     geometry = _geometry(view.shape, view.torus)
     touching = geometry.neighbour_sum(covered_mask.astype(np.int32).reshape(geometry.shape)).reshape(-1)
-    boundary = np.flatnonzero(~covered_mask & (touching > 0)).tolist()
     out.covered_neighbours = touching
+    covered = set(np.flatnonzero(covered_mask).tolist())
+    boundary = np.flatnonzero(~covered_mask & (touching > 0)).tolist()
+    table = neighbour_table(view.shape, view.torus)
+    constraints = _constraints(grid, charges, table, boundary, covered, known_mines)
+    for c, v in _propagate(constraints, charges).items():
+        (out.mines if v else out.safe).add(c)
+    constraints = [con for con in constraints if con[0]]
+    if not enumerate_frontier:
+        out.exact = False
+        return out
+    _weigh_placements(out, constraints, charges, covered, view.mines - len(out.mines))
+    return out
 
-    # 1. constraints from open cells that touch covered cells
-    constraints: list[list] = []  # [cells(list), rhs]
+
+def _constraints(
+    grid: list[int],
+    charges: list[int],
+    table: tuple[tuple[int, ...], ...],
+    boundary: list[int],
+    covered: set[int],
+    known_mines: set[int],
+) -> list[list]:
+    """Step 1: ``[cells, rhs]`` for each open cell next to covered cells not known to be mines.
+
+    rhs is the cell's number minus the charges of its neighbours already known to be mines.
+    """
+    constraints: list[list] = []
     for i in boundary:
-        v = grid[i]
         cells = []
-        rhs = v
+        rhs = grid[i]
         for j in table[i]:
             if j in covered:
                 if j in known_mines:
@@ -199,8 +220,14 @@ def analyse(
                     cells.append(j)
         if cells:
             constraints.append([cells, rhs])
+    return constraints
 
-    # 2. propagation, one constraint at a time
+
+def _propagate(constraints: list[list], charges: list[int]) -> dict[int, int]:
+    """Step 2: cells each constraint alone forces (1 mine, 0 safe), until nothing changes.
+
+    The constraints are reduced in place by the cells fixed so far.
+    """
     fixed: dict[int, int] = {}
     changed = True
     while changed:
@@ -233,86 +260,86 @@ def analyse(
                     fixed[c] = 0
                     changed = True
             # the next constraints are reduced by these facts when their turn comes
-    for c, v in fixed.items():
-        (out.mines if v else out.safe).add(c)
-    constraints = [con for con in constraints if con[0]]
-    if not enumerate_frontier:
-        out.exact = False
-        return out
+    return fixed
 
-    mines_left = view.mines - len(out.mines)
+
+def _weigh_placements(
+    out: Analysis, constraints: list[list], charges: list[int], covered: set[int], mines_left: int
+) -> None:
+    """Steps 3 and 4: enumerate each component, weigh every total by the unconstrained cells'
+    placements, and fill `out` with the exact probabilities (and the cells they settle)."""
     frontier = {c for con in constraints for c in con[0]}
     outside = [i for i in covered if i not in frontier and i not in out.mines and i not in out.safe]
     n_out = len(outside)
-
-    # 3. components and boxes
-    components = _components(constraints)
     results = []
-    for cons in components:
+    for cons in _components(constraints):
         res = _enumerate_component(cons, charges, mines_left)
         if res is None:
             out.exact = False
             res = _approximate_component(cons, charges)
         results.append(res)
-
-    # 4. global combination
     polys = [r[0] for r in results]
-    total = _convolve_all(polys)
     weight_of_total = {}
-    z = 0
-    for k, w in total.items():
+    for k, w in _convolve_all(polys).items():
         rest = mines_left - k
         if 0 <= rest <= n_out:
-            ww = w * math.comb(n_out, rest)
-            weight_of_total[k] = ww
-            z += ww
+            weight_of_total[k] = w * math.comb(n_out, rest)
+    z = sum(weight_of_total.values())
     if z == 0:
         # Inconsistent view (e.g. a wrong number fed in by hand): fall back to a flat guess.
         for i in covered:
             if i not in out.mines and i not in out.safe:
                 out.probability[i] = 0.5
         out.exact = False
-        return out
+        return
     out.weight = z
     out.configurations = z if n_out == 0 else 0
-
     for idx, (poly, box_sums, boxes) in enumerate(results):
         others = _convolve_all(polys[:idx] + polys[idx + 1 :])
-        # factor[k] = sum_K' others[K'] * C(n_out, mines_left - k - K')
-        factor = {}
-        for k in poly:
-            f = 0
-            for kk, w in others.items():
-                rest = mines_left - k - kk
-                if 0 <= rest <= n_out:
-                    f += w * math.comb(n_out, rest)
-            factor[k] = f
-        for b, cells in enumerate(boxes):
-            num = 0
-            for k, sums in box_sums.items():
-                if factor[k]:
-                    num += sums[b] * factor[k]
-            size = len(cells)
-            if num == 0:
-                out.safe.update(cells)
-                continue
-            p = num / (z * size)
-            if num == z * size:
-                out.mines.update(cells)
-                continue
-            for c in cells:
-                out.probability[c] = p
+        _settle_boxes(out, poly, box_sums, boxes, others, mines_left, n_out, z)
     if n_out:
         num = sum(w * (mines_left - k) for k, w in weight_of_total.items())
-        if num == 0:
-            out.safe.update(outside)
-        elif num == z * n_out:
-            out.mines.update(outside)
-        else:
-            p = num / (z * n_out)
-            for c in outside:
-                out.probability[c] = p
-    return out
+        _settle(out, outside, num, z * n_out)
+
+
+def _settle_boxes(
+    out: Analysis,
+    poly: dict[int, int],
+    box_sums: dict[int, list[int]],
+    boxes: list[list[int]],
+    others: dict[int, int],
+    mines_left: int,
+    n_out: int,
+    z: int,
+) -> None:
+    """The mine probability of each box of one component, given the other components' totals."""
+    # factor[k] = sum_K' others[K'] * C(n_out, mines_left - k - K')
+    factor = {}
+    for k in poly:
+        f = 0
+        for kk, w in others.items():
+            rest = mines_left - k - kk
+            if 0 <= rest <= n_out:
+                f += w * math.comb(n_out, rest)
+        factor[k] = f
+    for b, cells in enumerate(boxes):
+        num = 0
+        for k, sums in box_sums.items():
+            if factor[k]:
+                num += sums[b] * factor[k]
+        _settle(out, cells, num, z * len(cells))
+
+
+def _settle(out: Analysis, cells: list[int], num: int, den: int) -> None:
+    """Cells whose mine probability is num / den: safe at 0, mines at 1, else that probability."""
+    if num == 0:
+        out.safe.update(cells)
+    elif num == den:
+        out.mines.update(cells)
+    else:
+        p = num / den
+        for c in cells:
+            out.probability[c] = p
 
 
 def _components(constraints: list[list]) -> list[list[list]]:
@@ -360,6 +387,8 @@ def _enumerate_component(cons: list[list], charges: list[int], mines_left: int):
 
     Returns (poly, box_sums, boxes): poly[k] = number of configurations with k mines;
     box_sums[k][b] = total mines in box b over those configurations; or None if too large.
+    One function on purpose: the search (`rec`) is the hot loop and shares the set-up's arrays
+    (residuals, bounds, order) as closure variables; split, each step would pass eight of them.
     """
     boxes, box_cons, box_charge = _boxes(cons, charges)
     nb = len(boxes)
@@ -578,7 +607,10 @@ def endgame_choice(view: BotView, grid: list[int], known_mines: set[int]) -> int
 
 def list_configurations(view: BotView, grid: list[int], known_mines: set[int]):
     """Every placement of all the mines among the covered cells consistent with the view, as
-    [(mine set, 1), ...]; empty if there are more than ENDGAME_CONFIGS or the search is too long."""
+    [(mine set, 1), ...]; empty if there are more than ENDGAME_CONFIGS or the search is too long.
+
+    One function for the reason `_enumerate_component` is: the search shares the set-up's arrays.
+    """
     charges = view.charges.ravel().tolist()
     table = neighbour_table(view.shape, view.torus)
     covered = [i for i, v in enumerate(grid) if v in (VIEW_UNKNOWN, VIEW_FLAG)]
