@@ -1,10 +1,13 @@
-"""The statistics of a tournament: paired comparisons, Holm's correction, rank groups, quantiles.
+"""The statistics of the arena and the tournament: win-rate intervals, paired comparisons,
+Holm's correction, rank groups, quantiles of move times.
 
-Pure functions over counts, no I/O, so each number can be checked by hand. The win-rate interval
-(Wilson) and the Sweepmine score live in the arena, which the tournament reuses.
+Pure functions over counts, no I/O, so each number can be checked by hand. (The Sweepmine score
+S(P/Q) is a contest rule, not a statistic: it lives with the subtasks in `arena.scoring`.)
 
 Why these choices:
 
+* A win rate is stated with its 95 % Wilson score interval: unlike the normal approximation it
+  stays inside [0, 1] and keeps its coverage for rates near 0 or 1 and for few games.
 * Every bot plays the same seeded games, so two bots are compared game by game. Games both won or
   both lost say nothing about which bot is better; only the discordant ones do (A won where B
   lost, or the reverse). Under "equally strong" each discordant game goes either way with
@@ -24,6 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = [
+    "Z95",
+    "wilson_interval",
     "Pair",
     "mcnemar_exact",
     "holm",
@@ -34,6 +39,23 @@ __all__ = [
     "bin_quantile",
     "BINS_PER_DECADE",
 ]
+
+
+#: The two-sided 95 % quantile of the standard normal distribution.
+Z95 = 1.959963984540054
+
+
+def wilson_interval(wins: int, games: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval for a win rate (95% by default); (0, 1) for no games."""
+    if games < 0 or not 0 <= wins <= games:
+        raise ValueError(f"need 0 <= wins <= games, got {wins} wins of {games}")
+    if games == 0:
+        return 0.0, 1.0
+    p = wins / games
+    denom = 1 + z * z / games
+    centre = (p + z * z / (2 * games)) / denom
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def mcnemar_exact(a_only: int, b_only: int) -> float:

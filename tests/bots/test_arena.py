@@ -127,9 +127,21 @@ def test_command_line_refuses_a_missing_bot_file(tmp_path):
 
 
 def test_command_line_sweepmine_mode_refuses_board_options():
-    out = subprocess.run(MINES + ["arena", "reference", "--sweepmine", "--charges", "--quiet"], capture_output=True,
-                         text=True, timeout=60)
+    out = subprocess.run(MINES + ["arena", "reference", "--sweepmine", "--torus", "--charges", "--quiet"],
+                         capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "drop --torus/--charges" in out.stderr
+    out = subprocess.run(MINES + ["arena", "reference", "--sweepmine", "--preset", "beginner", "--quiet"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "drop --preset" in out.stderr
+
+
+def test_command_line_takes_the_shared_board_options():
+    out = subprocess.run(MINES + ["arena", "reference", "--shape", "4x4x4", "--mines", "6", "--charges", "--games", "3",
+                                  "--quiet", "--json", "-j", "1"], capture_output=True, text=True, timeout=300, check=True)
+    assert json.loads(out.stdout)["label"] == "4x4x4/6 charges[-10, 1]"
+    out = subprocess.run(MINES + ["arena", "reference", "--charges=-3:2", "--games", "2", "--seed", "4", "--quiet",
+                                  "--json", "-j", "1"], capture_output=True, text=True, timeout=300, check=True)
+    assert json.loads(out.stdout)["label"] == "beginner charges[-3, 2]"
 
 
 def test_the_solver_plays_boards_of_any_dimension():

@@ -213,7 +213,11 @@ def plan(settings) -> tuple[int, int]:
 
 
 def play_bot(path: str, jobs: list, budget: Budget) -> list:
-    """Every (rules, seed, index) of ``jobs`` with one sandboxed bot, a fresh one after a crash."""
+    """Every (rules, seed, index) of ``jobs`` with one sandboxed bot, a fresh one after a crash.
+
+    The arena's `play_series` less one rule: once the budget is spent, the games left are lost
+    to a time-out before any sandbox starts, and say so (not that the bot failed to load).
+    """
     records, runner, unloadable = [], None, None
     try:
         for rules, seed, index in jobs:
@@ -242,7 +246,7 @@ def play_bot(path: str, jobs: list, budget: Budget) -> list:
 
 
 def _lost(rules, seed, index, reason, detail):
-    return GameRecord(index, seed, rules.label, False, reason, 0, 0.0, detail)
+    return GameRecord.lost_unplayed(index, seed, rules.label, reason, detail)
 
 
 def games_played(settings, seed, source) -> Played:

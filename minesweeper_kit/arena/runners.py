@@ -1,0 +1,144 @@
+"""Runners: how the arena asks a bot for moves, in this process or in the kit's sandbox.
+
+A runner turns every failure of the bot into a `BotError` whose `kind` names the reason the
+game is lost ("crash", "illegal" or "timeout"), so the game loop has one failure to handle.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import traceback
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..bots.driver import DRIVER_SOURCE, IllegalMove
+from ..bots.view import BotView, Move
+from .loading import BUILTIN_BOTS, load_bot
+
+#: Modules a sandboxed bot may not import by name: they play, or hold the judge.
+ARENA_DENIED = frozenset({"minesweeper_kit.arena", "minesweeper_kit.bots.solver"})
+
+
+class BotError(Exception):
+    """A bot failed to produce a legal move; `kind` is "crash", "illegal" or "timeout"."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class Runner(Protocol):
+    """What the game loop needs of a runner; every method raises `BotError` for the bot's failures."""
+
+    def new_game(self) -> None: ...
+
+    def next_move(self, view: BotView) -> Move: ...
+
+    def close(self) -> None: ...
+
+
+def clip(text: str, limit: int = 300) -> str:
+    """`text` cut to about `limit` characters, saying how long it was (for records and feedback)."""
+    return text if len(text) <= limit else text[: limit - 20] + f"... ({len(text)} chars)"
+
+
+def short_traceback(limit: int = 2000) -> str:
+    """The exception being handled, clipped for a game record."""
+    return clip(traceback.format_exc(), limit)
+
+
+class LocalRunner:
+    """Runs a trusted bot in this process (no time limit: a hang hangs the worker)."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = load_bot(bot) if isinstance(bot, (str, os.PathLike)) else bot
+        if inspect.isclass(self.bot) or (callable(self.bot) and not hasattr(self.bot, "next_move")):
+            self.bot = self.bot()  # a class or a factory: one fresh bot per worker
+        if not hasattr(self.bot, "next_move"):
+            raise ValueError(f"{self.bot!r} is not a bot: it has no next_move(view)")
+
+    def new_game(self) -> None:
+        reset = getattr(self.bot, "new_game", None)
+        if callable(reset):
+            reset()
+
+    def next_move(self, view: BotView) -> Move:
+        try:
+            move = self.bot.next_move(view)
+        except IllegalMove as error:  # the adapters' verdict on a malformed answer
+            raise BotError("illegal", str(error)) from None
+        except Exception:  # noqa: BLE001 - any failure of the bot's code loses the game
+            raise BotError("crash", short_traceback()) from None
+        if not isinstance(move, Move):
+            raise BotError("illegal", f"next_move returned {clip(repr(move))}, not a Move")
+        return move
+
+    def close(self) -> None:
+        pass
+
+
+class SandboxRunner:
+    """Runs an untrusted bot file in the kit's sandbox (the grader's), one child for many games.
+
+    Only JSON crosses: the view goes in, ``["dig"|"flag", [coords]]`` comes out and is validated
+    here. Each move has `move_timeout` CPU seconds; a hang, a crash or a killed child loses the
+    game. The bot sees the kit's `BotView`/`Move` modules and nothing that plays
+    (:mod:`minesweeper_kit.sandbox.botkit`).
+    """
+
+    def __init__(self, bot: str | os.PathLike, move_timeout: float) -> None:
+        from ..sandbox import ImportPolicy, Limits, LoadError, Sandbox, SandboxError
+
+        self._errors = (LoadError, SandboxError)
+        source = Path(bot).read_text(encoding="utf-8")
+        self.move_timeout = move_timeout
+        self.box = Sandbox(
+            source + DRIVER_SOURCE,
+            filename="bot.py",
+            module_name="bot",
+            limits=Limits(cpu_seconds=3600, memory_mb=2048),
+            bot_kit=True,
+            import_policy=ImportPolicy(label="the arena", direct_denied=ARENA_DENIED),
+        )
+        try:
+            self.box.start()
+        except self._errors as error:
+            self.box.close()
+            raise BotError("crash", clip(str(error), 2000)) from None
+
+    def new_game(self) -> None:
+        try:
+            self.box.call("__arena_new_game__", timeout=max(self.move_timeout, 10.0))
+        except self._errors as error:
+            raise BotError(*_sandbox_failure(error)) from None
+
+    def next_move(self, view: BotView) -> Move:
+        try:
+            data = self.box.call("__arena_next_move__", view.to_json(), timeout=self.move_timeout)
+        except self._errors as error:
+            raise BotError(*_sandbox_failure(error, self.move_timeout)) from None
+        try:
+            return Move.from_json(data)
+        except ValueError as error:
+            raise BotError("illegal", clip(str(error))) from None
+
+    def close(self) -> None:
+        self.box.close()
+
+
+def _sandbox_failure(error: Exception, timeout: float | None = None) -> tuple[str, str]:
+    """The (kind, message) of a `BotError` for what the sandbox raised."""
+    from ..sandbox import StudentError, TimeLimitExceeded
+
+    if isinstance(error, TimeLimitExceeded):
+        return "timeout", f"no move within {timeout:g} s of CPU time" if timeout else clip(str(error))
+    if isinstance(error, StudentError) and error.type_name == "IllegalMove":
+        return "illegal", clip(error.message)
+    return "crash", clip(str(error), 2000)
+
+
+def make_runner(bot: Any, sandboxed: bool, move_timeout: float) -> LocalRunner | SandboxRunner:
+    """A sandbox for a bot file; the kit's own bots (trusted) and objects play in-process."""
+    builtin = isinstance(bot, str) and bot in BUILTIN_BOTS
+    return SandboxRunner(bot, move_timeout) if sandboxed and not builtin else LocalRunner(bot)
