@@ -26,7 +26,7 @@ from pathlib import Path
 
 from benchmarks.report import machine, write_section
 from minesweeper_kit.arena import GameRecord
-from minesweeper_kit.tournament import Entrant, Standings, analyse, make_events, run_tournament, write_outputs
+from minesweeper_kit.tournament import Entrant, Standings, make_events, rank_standings, run_tournament, write_outputs
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "tests" / "bots" / "data" / "tournament"
@@ -45,7 +45,7 @@ def analysis_seconds(bots: int, games: int, seed: int) -> float:
                                   for k, e in enumerate(events)}
     entrants = [Entrant(name, name, "", True) for name in records]
     started = time.perf_counter()
-    standings = analyse(records, events, entrants, settings={"games": games})
+    standings = rank_standings(records, events, entrants, settings={"games": games})
     with tempfile.TemporaryDirectory() as temp:
         write_outputs(standings, temp)
     return time.perf_counter() - started

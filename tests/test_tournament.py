@@ -16,7 +16,7 @@ from minesweeper_kit.arena import GameRecord, Rules, game_seed, sweepmine_score
 from minesweeper_kit.stats import (
     Pair, bin_quantile, bin_seconds, compare, holm, mcnemar_exact, rank_groups, time_bin,
 )
-from minesweeper_kit.tournament import Event, analyse, find_entrants, make_events, run_tournament
+from minesweeper_kit.tournament import Event, find_entrants, make_events, rank_standings, run_tournament
 
 MINES = [sys.executable, "-m", "minesweeper_kit.cli"]
 BOTS = Path(__file__).resolve().parent / "bots" / "data" / "tournament"
@@ -112,7 +112,7 @@ def test_a_paired_difference_ranks_a_above_b():
     # 100 games: A wins 0-49, B wins 30-49. So A won 30 games B lost and B none that A lost.
     a = [i < 50 for i in range(100)]
     b = [30 <= i < 50 for i in range(100)]
-    standings = analyse({"A": {"beginner": records(a)}, "B": {"beginner": records(b)}}, [BEGINNER])
+    standings = rank_standings({"A": {"beginner": records(a)}, "B": {"beginner": records(b)}}, [BEGINNER])
     pair = standings.pair("beginner", "A", "B")
     assert (pair.games, pair.both, pair.a_only, pair.b_only) == (100, 20, 30, 0)
     assert pair.p == pytest.approx(1.862645149230957e-09, rel=1e-12) and pair.winner == "A"
@@ -125,7 +125,7 @@ def test_a_difference_the_test_cannot_confirm_is_a_tie():
     # A wins 12 games B loses, B wins 8 games A loses (p = 0.503): tied, both ranked 1.
     a = [True] * 12 + [False] * 8 + [True] * 30 + [False] * 50
     b = [False] * 12 + [True] * 8 + [True] * 30 + [False] * 50
-    standings = analyse({"A": {"beginner": records(a)}, "B": {"beginner": records(b)}}, [BEGINNER])
+    standings = rank_standings({"A": {"beginner": records(a)}, "B": {"beginner": records(b)}}, [BEGINNER])
     pair = standings.pair("beginner", "A", "B")
     assert (pair.a_only, pair.b_only) == (12, 8) and pair.winner is None
     assert pair.p == pytest.approx(2 * 263950 / 1048576)
@@ -137,7 +137,7 @@ def test_only_common_games_are_compared():
     # B missed games 50-99 (say, a shorter earlier run): they do not count for the pair.
     a = [True] * 100
     b = [False] * 50
-    standings = analyse({"A": {"beginner": records(a)}, "B": {"beginner": records(b)}}, [BEGINNER])
+    standings = rank_standings({"A": {"beginner": records(a)}, "B": {"beginner": records(b)}}, [BEGINNER])
     pair = standings.pair("beginner", "A", "B")
     assert (pair.games, pair.a_only, pair.b_only) == (50, 50, 0)
 
@@ -150,7 +150,7 @@ def test_leaderboard_wilson_intervals_by_hand():
     # half 1.959964 * sqrt(0.21 / 100 + 0.000096) / 1.038415 = 1.959964 * 0.046862 / 1.038415 = 0.088450.
     a = [i < 70 for i in range(100)]
     b = [i < 20 for i in range(100)]
-    standings = analyse({"A": {"beginner": records(a)}, "B": {"beginner": records(b)}}, [BEGINNER])
+    standings = rank_standings({"A": {"beginner": records(a)}, "B": {"beginner": records(b)}}, [BEGINNER])
     lo, hi = standings.row("B").events["beginner"].interval
     assert lo == pytest.approx(0.133367, abs=2e-6) and hi == pytest.approx(0.288829, abs=2e-6)
     lo, hi = standings.row("A").events["beginner"].interval
@@ -162,7 +162,7 @@ def test_sweepmine_events_are_scored_like_the_arena():
     (event,) = make_events(sweepmine=True, subtasks=[1], seed=10)
     assert event.name == "subtask 1" and event.run_seed == 11
     wins = [i < 45 for i in range(100)]
-    standings = analyse({"A": {"subtask 1": records(wins, "subtask 1")},
+    standings = rank_standings({"A": {"subtask 1": records(wins, "subtask 1")},
                          "B": {"subtask 1": records([False] * 100, "subtask 1")}}, [event])
     assert standings.row("A").events["subtask 1"].score == pytest.approx(0.112028, abs=1e-6)
     assert standings.row("B").events["subtask 1"].score == 0.0
