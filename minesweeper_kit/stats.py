@@ -119,6 +119,7 @@ class Pair:
 
     @property
     def verdict(self) -> str:
+        """ "tie", or which bot is better, for tables."""
         return "tie" if self.winner is None else f"{self.winner} better"
 
 

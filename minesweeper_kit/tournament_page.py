@@ -37,6 +37,7 @@ pre { white-space: pre-wrap; background: #f6f8fa; padding: .5rem; font-size: .8r
 
 
 def esc(value: Any) -> str:
+    """`value` as text safe inside HTML, attributes included (bot names and messages are untrusted)."""
     return html.escape(str(value), quote=True)
 
 

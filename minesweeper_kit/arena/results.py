@@ -51,14 +51,17 @@ class ArenaResult:
 
     @property
     def games(self) -> int:
+        """How many games were played."""
         return len(self.records)
 
     @property
     def wins(self) -> int:
+        """How many of them were won."""
         return sum(r.won for r in self.records)
 
     @property
     def win_rate(self) -> float:
+        """Wins over games (0.0 for no games)."""
         return self.wins / self.games if self.games else 0.0
 
     @property
@@ -68,6 +71,7 @@ class ArenaResult:
 
     @property
     def seconds_per_game(self) -> float:
+        """Mean wall time of a game, the bot's moves and the engine's digs."""
         return sum(r.seconds for r in self.records) / self.games if self.games else 0.0
 
     @property

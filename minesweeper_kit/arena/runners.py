@@ -59,11 +59,13 @@ class LocalRunner:
             raise ValueError(f"{self.bot!r} is not a bot: it has no next_move(view)")
 
     def new_game(self) -> None:
+        """Tell the bot a new game starts (its `new_game`, if it has one)."""
         reset = getattr(self.bot, "new_game", None)
         if callable(reset):
             reset()
 
     def next_move(self, view: BotView) -> Move:
+        """The bot's move; its exceptions and non-moves become `BotError`."""
         try:
             move = self.bot.next_move(view)
         except IllegalMove as error:  # the adapters' verdict on a malformed answer
@@ -75,6 +77,7 @@ class LocalRunner:
         return move
 
     def close(self) -> None:
+        """Nothing to release in this process."""
         pass
 
 
@@ -108,12 +111,14 @@ class SandboxRunner:
             raise BotError("crash", clip(str(error), 2000)) from None
 
     def new_game(self) -> None:
+        """Tell the sandboxed bot a new game starts (loading it on the first call)."""
         try:
             self.box.call("__arena_new_game__", timeout=max(self.move_timeout, 10.0))
         except self._errors as error:
             raise BotError(*_sandbox_failure(error)) from None
 
     def next_move(self, view: BotView) -> Move:
+        """The bot's move within `move_timeout` CPU seconds, checked to be a move."""
         try:
             data = self.box.call("__arena_next_move__", view.to_json(), timeout=self.move_timeout)
         except self._errors as error:
@@ -124,6 +129,7 @@ class SandboxRunner:
             raise BotError("illegal", clip(str(error))) from None
 
     def close(self) -> None:
+        """Stop the sandbox child."""
         self.box.close()
 
 

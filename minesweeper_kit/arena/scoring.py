@@ -86,10 +86,12 @@ class SubtaskResult:
 
     @property
     def percent(self) -> float:
+        """The win rate P, in percent."""
         return 100 * self.result.win_rate
 
     @property
     def score(self) -> float:
+        """S(P/Q) for this run."""
         return self.subtask.score(self.percent)
 
     def to_json(self) -> dict:

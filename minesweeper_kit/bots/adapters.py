@@ -103,6 +103,7 @@ class SweepmineBot:
         self._next_move = next_move
 
     def next_move(self, view: BotView) -> Move:
+        """The wrapped function's answer for this view, read back as a kit move."""
         return from_sweepmine_move(self._next_move(*to_sweepmine(view)), view.shape)
 
 
@@ -175,4 +176,5 @@ class RubyBot:
         self.name = player.name() if hasattr(player, "name") and callable(player.name) else type(player).__name__
 
     def next_move(self, view: BotView) -> Move:
+        """The player's answer for this view, read back as a kit move."""
         return from_ruby_move(self._take_turn(to_ruby_state(view)), view.shape)

@@ -20,6 +20,7 @@ class RandomBot:
         self._rng = random.Random(seed)
 
     def next_move(self, view: BotView) -> Move:
+        """A uniformly random covered, unflagged cell."""
         cells = np.flatnonzero(view.unknown.ravel())
         if cells.size == 0:
             raise ValueError("no covered, unflagged cell left to dig")
@@ -38,6 +39,7 @@ class BaselineBot:
         self._rng = random.Random(seed)
 
     def next_move(self, view: BotView) -> Move:
+        """A cell a number proves safe, else a random covered cell not proved a mine."""
         from .solver import analyse
 
         grid = view.grid.ravel().tolist()
@@ -71,6 +73,7 @@ class HumanBot:
         self._write = write or (lambda text: print(text, file=sys.stdout))
 
     def next_move(self, view: BotView) -> Move:
+        """Show the board, then read moves until one parses."""
         self._write(render_view(view))
         while True:
             line = self._read("move> ").strip()

@@ -105,6 +105,7 @@ class ReferenceSolver:
 
     # ------------------------------------------------------------------ the move
     def next_move(self, view: BotView) -> Move:
+        """A proved-safe cell if there is one, else the guess of `guess`."""
         flat = view.grid.reshape(-1)
         open_count = int(np.count_nonzero(flat >= VIEW_OPEN_MIN))
         if open_count == flat.size:
@@ -142,6 +143,7 @@ class ReferenceSolver:
 
     # ------------------------------------------------------------------ guessing
     def guess(self, view: BotView, grid: list[int], analysis: Analysis) -> int:
+        """The flat cell to dig when none is certainly safe (the policy of step 5 above)."""
         prob = {i: p for i, p in analysis.probability.items() if grid[i] == VIEW_UNKNOWN}
         if not prob:  # only flagged cells remain undecided: the policy still has to dig one
             prob = dict(analysis.probability)

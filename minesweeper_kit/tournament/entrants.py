@@ -31,6 +31,7 @@ class Entrant:
 
     @property
     def builtin(self) -> bool:
+        """A kit bot (played in-process), not a file."""
         return self.text is None
 
 
@@ -44,6 +45,7 @@ class Event:
 
     @property
     def subtask(self) -> Subtask | None:
+        """The Sweepmine subtask this event plays, or None for a preset."""
         return self.rules if isinstance(self.rules, Subtask) else None
 
 

@@ -35,6 +35,7 @@ class EventStats:
 
     @property
     def rate(self) -> float:
+        """Wins over games (0.0 for no games)."""
         return self.wins / self.games if self.games else 0.0
 
 
@@ -53,17 +54,21 @@ class BotRow:
 
     @property
     def name(self) -> str:
+        """The bot's name."""
         return self.entrant.name
 
     @property
     def moves(self) -> int:
+        """Moves timed, over all the bot's games."""
         return sum(self.move_bins.values())
 
     def move_seconds(self, q: float) -> float | None:
+        """The q-quantile of the time per move (within half a bin), or None."""
         return bin_quantile(self.move_bins, q)
 
     @property
     def mean_score(self) -> float | None:
+        """The mean S(P/Q) over the Sweepmine events, or None without any."""
         scores = [s.score for s in self.events.values() if s.score is not None]
         return sum(scores) / len(scores) if scores else None
 
@@ -78,12 +83,14 @@ class Standings:
     settings: dict = field(default_factory=dict)
 
     def row(self, name: str) -> BotRow:
+        """The named bot's row (KeyError if there is none)."""
         for row in self.rows:
             if row.name == name:
                 return row
         raise KeyError(name)
 
     def pair(self, family: str, a: str, b: str) -> Pair:
+        """The comparison of two bots in one family (an event, or OVERALL)."""
         for p in self.pairs[family]:
             if {p.a, p.b} == {a, b}:
                 return p

@@ -145,6 +145,7 @@ class ResultsFolder:
         self.path = Path(path)
 
     def unit_path(self, unit: Unit) -> Path:
+        """Where this unit's result is saved."""
         return self.path / "games" / slug(unit.bot) / slug(unit.event) / f"{unit.start:06d}-{unit.stop:06d}.json"
 
     @staticmethod
