@@ -285,7 +285,11 @@ def _failures(standings: Standings) -> str:
 
 
 def render_page(standings: Standings) -> str:
-    """The whole tournament page."""
+    """The whole tournament page.
+
+    One function on purpose: it is the page's text in reading order; each section's table or
+    figure is built by a helper of its own.
+    """
     from .tournament import OVERALL
 
     s = standings.settings

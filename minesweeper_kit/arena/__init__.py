@@ -23,7 +23,8 @@ Decisions, written down once:
 
 * Every game is seeded: game i of a run with seed S uses the seed derived from (S, i), so a run is
   reproducible whatever the number of workers, and any game can be replayed from its record.
-* The first dig is always safe (Sweepmine's rule and the published solver figures' rule).
+* The first dig is safe (Sweepmine's rule and the published solver figures' rule) unless the
+  rules say otherwise (`Rules.first_move`, ``--first-move``).
 * Charged games draw each cell's charge uniformly from [-10, 1] without 0, as the Sweepmine judge
   actually does (its statement says [-10, 10]; `Rules.charges` chooses otherwise).
 * Sweepmine subtasks 4 to 6 "mix boards": each game draws its board uniformly from the three

@@ -58,7 +58,8 @@ def register(subparsers: Any) -> None:
         const=SWEEPMINE_CHARGES,
         type=parse_charge_range,
         metavar="LOW:HIGH",
-        help="charged mines; without a range, charges are drawn from [-10, 1] without 0, like the Sweepmine judge",
+        help="charged mines; without a range, charges are drawn from [-10, 1] without 0, like the Sweepmine judge "
+        "(write --charges=-3:2 when a range starts below zero)",
     )
     parser.add_argument("--seed", type=int, default=0, help="run seed; game i uses a seed derived from (seed, i)")
     parser.add_argument("--sweepmine", action="store_true", help="play the six Sweepmine.TM subtasks")

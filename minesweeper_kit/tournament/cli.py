@@ -41,6 +41,34 @@ def register(subparsers: Any) -> None:
         "bots", nargs="*", metavar="BOT", help="bot files or built-in names (reference, baseline, random)"
     )
     parser.add_argument("--dir", metavar="FOLDER", help="add every *.py bot file of this folder")
+    _add_event_options(parser)
+    parser.add_argument(
+        "-j", "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: the number of cores)"
+    )
+    parser.add_argument("--dask", metavar="ADDRESS", help="run the units on a dask.distributed scheduler")
+    parser.add_argument(
+        "--results-dir",
+        default="tournament-results",
+        metavar="DIR",
+        help="where units are saved and the reports written (default ./tournament-results)",
+    )
+    parser.add_argument(
+        "--move-timeout",
+        type=float,
+        default=5.0,
+        help="time limit per move for sandboxed bots, as in `mines arena` (default 5 s); a move past it loses the game",
+    )
+    parser.add_argument("--trusted", action="store_true", help="run bot files in-process, without the sandbox")
+    parser.add_argument(
+        "--chunk-size", type=int, default=50, help="games per saved unit (default 50); changing it replays everything"
+    )
+    parser.add_argument("--json", action="store_true", help="print tournament.json instead of the table")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.set_defaults(run=run)
+
+
+def _add_event_options(parser: argparse.ArgumentParser) -> None:
+    """Which games every bot plays: the events (presets or Sweepmine subtasks), how many, the seed."""
     what = parser.add_mutually_exclusive_group()
     what.add_argument(
         "--preset",
@@ -70,29 +98,6 @@ def register(subparsers: Any) -> None:
         default=0,
         help="tournament seed: game i of a preset uses the seed derived from (seed, i), as `mines arena --seed` does",
     )
-    parser.add_argument(
-        "-j", "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: the number of cores)"
-    )
-    parser.add_argument("--dask", metavar="ADDRESS", help="run the units on a dask.distributed scheduler")
-    parser.add_argument(
-        "--results-dir",
-        default="tournament-results",
-        metavar="DIR",
-        help="where units are saved and the reports written (default ./tournament-results)",
-    )
-    parser.add_argument(
-        "--move-timeout",
-        type=float,
-        default=5.0,
-        help="time limit per move for sandboxed bots, as in `mines arena` (default 5 s); a move past it loses the game",
-    )
-    parser.add_argument("--trusted", action="store_true", help="run bot files in-process, without the sandbox")
-    parser.add_argument(
-        "--chunk-size", type=int, default=50, help="games per saved unit (default 50); changing it replays everything"
-    )
-    parser.add_argument("--json", action="store_true", help="print tournament.json instead of the table")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
