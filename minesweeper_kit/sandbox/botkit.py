@@ -19,6 +19,7 @@ BOT_MODULES = (
     "game.py",
     "geometry.py",
     "presets.py",
+    "rules.py",
     "bots/view.py",
     "bots/driver.py",
     "bots/adapters.py",
