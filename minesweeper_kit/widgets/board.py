@@ -4,8 +4,7 @@ The whole board travels as one bytes trait (``cells``: one little-endian int32 c
 row-major order, see ``codes.py``), replaced as a whole after each action. Clicks come in as custom
 messages ``{"action": "dig" | "mark", "at": [...]}`` and ``{"action": "new"}``; each one is
 answered by a single state update, which reads the driver once. Sliders over the extra axes, hover
-highlighting and the flag-mode toggle live in the front end (static/) and cost no round trip: the
-front end may tell the kernel where its sliders are (``slice_index``), but the kernel never answers.
+highlighting and the flag-mode toggle live in the front end (static/) and cost no round trip.
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ import traitlets as t
 
 from ..geometry import Geometry
 from ..rules import Rules
+from . import frontend
 from .codes import CellCode, decode_cells, encode_cells, is_open
 from .drivers import Driver, driver_for
 from .student import StudentCodeError
@@ -59,7 +59,7 @@ class Board(anywidget.AnyWidget):
     left click mark instead (trackpads, touch). Student errors show in the widget.
     """
 
-    _esm = STATIC / "board.js"
+    _esm = frontend.esm("board")
     _css = STATIC / "board.css"
 
     shape = t.List(t.Int()).tag(sync=True)
@@ -80,9 +80,9 @@ class Board(anywidget.AnyWidget):
     xray = t.Bool(False).tag(sync=True)
     compare = t.Bool(False).tag(sync=True)
     can_compare = t.Bool(False).tag(sync=True)
-    # Where the sliders over the extra axes stand: set here when the shape changes, moved by the front
-    # end, read by tests. Python neither observes nor echoes it, so a slider move costs no reply.
-    slice_index = t.List(t.Int()).tag(sync=True, echo_update=False)
+    # Where the sliders over the extra axes start, set here when the shape changes. The front end
+    # moves its sliders without telling the kernel, so a slider move costs no round trip.
+    slice_index = t.List(t.Int()).tag(sync=True)
     cell_size = t.Int(0).tag(sync=True)
     version = t.Int(0).tag(sync=True)  # bumped by every update, so a front end can tell them apart
 

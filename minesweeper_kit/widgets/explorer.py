@@ -15,6 +15,7 @@ import numpy as np
 import traitlets as t
 
 from ..geometry import Geometry
+from . import frontend
 from .board import STATIC
 from .student import StudentCodeError, call_student
 
@@ -25,7 +26,7 @@ class NeighborExplorer(anywidget.AnyWidget):
     """``NeighborExplorer(neighbors, (4, 5))``: the student's ``neighbors(dimensions, coordinates)``
     (or ``neighbors_1d(length, x)`` when ``dimensions`` is one int) checked cell by cell."""
 
-    _esm = STATIC / "explorer.js"
+    _esm = frontend.esm("explorer")
     _css = STATIC / "board.css"
 
     shape = t.List(t.Int()).tag(sync=True)

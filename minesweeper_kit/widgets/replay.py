@@ -17,16 +17,11 @@ import traitlets as t
 
 from ..formats import jsonlog, sweepmine
 from ..game import Game
+from . import frontend
 from .board import STATIC
 from .codes import encode_cells, engine_codes
 
 MAX_FRAME_BYTES = 64 << 20
-
-
-def _esm() -> str:
-    board = (STATIC / "board.js").read_text()
-    board = board.replace("export default { render };", "")
-    return board + "\n" + (STATIC / "replay.js").read_text()
 
 
 def positions_of(source: Any) -> tuple[list[Game], list[str]]:
@@ -76,7 +71,7 @@ def _positions_of_game(game: Game) -> tuple[list[Game], list[str]]:
 class Replay(anywidget.AnyWidget):
     """``Replay("game.jsonl")``, ``Replay(open("sweepmine.out").read())``, ``Replay(bot_game)``."""
 
-    _esm = _esm()
+    _esm = frontend.esm("replay")
     _css = STATIC / "board.css"
 
     shape = t.List(t.Int()).tag(sync=True)
