@@ -10,7 +10,6 @@ highlighting and the flag-mode toggle live in the front end (static/) and cost n
 from __future__ import annotations
 
 import dataclasses
-import pathlib
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -26,7 +25,6 @@ from .codes import CellCode, decode_cells, encode_cells, is_open
 from .drivers import Driver, driver_for
 from .student import StudentCodeError
 
-STATIC = pathlib.Path(__file__).parent / "static"
 MAX_CELLS = 1 << 20
 
 
@@ -60,7 +58,7 @@ class Board(anywidget.AnyWidget):
     """
 
     _esm = frontend.esm("board")
-    _css = STATIC / "board.css"
+    _css = frontend.STATIC / "board.css"
 
     shape = t.List(t.Int()).tag(sync=True)
     torus = t.Bool(False).tag(sync=True)

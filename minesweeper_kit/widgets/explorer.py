@@ -16,7 +16,6 @@ import traitlets as t
 
 from ..geometry import Geometry
 from . import frontend
-from .board import STATIC
 from .student import StudentCodeError, call_student
 
 NOTHING, CORRECT, MISSING, EXTRA, SELECTED = 0, 1, 2, 3, 4
@@ -27,7 +26,7 @@ class NeighborExplorer(anywidget.AnyWidget):
     (or ``neighbors_1d(length, x)`` when ``dimensions`` is one int) checked cell by cell."""
 
     _esm = frontend.esm("explorer")
-    _css = STATIC / "board.css"
+    _css = frontend.STATIC / "board.css"
 
     shape = t.List(t.Int()).tag(sync=True)
     selected = t.List(t.Int()).tag(sync=True)

@@ -18,7 +18,6 @@ import traitlets as t
 from ..formats import jsonlog, sweepmine
 from ..game import Game
 from . import frontend
-from .board import STATIC
 from .codes import encode_cells, engine_codes
 
 MAX_FRAME_BYTES = 64 << 20
@@ -72,7 +71,7 @@ class Replay(anywidget.AnyWidget):
     """``Replay("game.jsonl")``, ``Replay(open("sweepmine.out").read())``, ``Replay(bot_game)``."""
 
     _esm = frontend.esm("replay")
-    _css = STATIC / "board.css"
+    _css = frontend.STATIC / "board.css"
 
     shape = t.List(t.Int()).tag(sync=True)
     torus = t.Bool(False).tag(sync=True)
