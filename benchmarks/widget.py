@@ -22,6 +22,7 @@ rewritten.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -211,6 +212,7 @@ def measure(quick: bool) -> dict:
         raise SystemExit(f"Chromium is missing at {CHROMIUM}")
     renders, rounds, per_round = (2, 1, 5) if quick else (3, 3, 7)
     tree = _measured_tree()  # before the run: the code the kernels import
+    load = os.getloadavg()[0]
     first: dict[str, list[float] | None] = {}
     clicks: dict[str, list[float]] = {"board": [], "buttons": [], "message": [], "state": []}
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as p:
@@ -250,7 +252,7 @@ def measure(quick: bool) -> dict:
                 context.close()
             browser.close()
             lab.stop()
-    return {"first": first, "clicks": clicks, "tree": tree}
+    return {"first": first, "clicks": clicks, "tree": tree, "load": (load, os.getloadavg()[0])}
 
 
 def _ms(value: float | None) -> str:
@@ -284,7 +286,8 @@ def write(results: dict) -> str:
         "## Widget",
         "",
         f"Machine: {report.machine()}; Chromium headless (`/usr/bin/chromium`), JupyterLab on loopback; "
-        f"measured on {results['tree']}.",
+        f"measured on {results['tree']}; load average {results['load'][0]:.1f} at the start, "
+        f"{results['load'][1]:.1f} at the end.",
         "",
         "Click-to-repaint: from mouse-down (taken in the page) until the clicked cell shows its flag, noted "
         "by a MutationObserver the moment the board's text view (written with the canvas) or the Button's "
