@@ -30,10 +30,11 @@ _INITS = {
     "__init__.py": '"""The parts of the minesweeper kit a sandboxed bot may use."""\n'
     "from .game import Action, Face, Game, Mark\nfrom .geometry import Geometry\n"
     "from .presets import PRESETS, Preset\n",
-    "bots/__init__.py": '"""The bot protocol: View, Move and the adapters for the contests\' bot shapes."""\n'
-    "from .view import FLAG, UNKNOWN, Action, Bot, Move, View\n"
-    "from .adapters import RubyBot, SweepmineBot, sweepmine_function, to_ruby_state, "
-    "to_sweepmine, view_from_sweepmine\n",
+    "bots/__init__.py": '"""The bot protocol: BotView, Move and the adapters for the contests\' bot shapes."""\n'
+    "from .view import VIEW_FLAG, VIEW_OPEN_MIN, VIEW_UNKNOWN, Bot, BotView, Move, MoveKind\n"
+    "from .view import FLAG, OPEN_MIN, UNKNOWN, Action, View\n"
+    "from .adapters import RubyBot, SweepmineBot, read_sweepmine_position, sweepmine_function, "
+    "to_ruby_state, to_sweepmine, view_from_sweepmine\n",
     "formats/__init__.py": '"""Only the Sweepmine format, which the bot adapters read."""\n',
 }
 

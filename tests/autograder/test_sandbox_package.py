@@ -78,3 +78,25 @@ def test_the_protocol_docstring_names_every_configuration_field():
     assert {"workdir", "policy", "limits", "files"} <= config
     missing = sorted(name for name in config | {f.name for f in fields(Limits)} if f"``{name}``" not in doc)
     assert not missing, f"protocol.py's docstring does not describe: {missing}"
+
+
+def test_the_bot_kit_exports_what_the_kit_exports_from_the_modules_it_ships(tmp_path):
+    """A bot written against ``minesweeper_kit.bots`` loads in the sandbox as it does outside."""
+    import glob
+
+    import minesweeper_kit.bots as bots
+    from minesweeper_kit.bots import adapters, view
+    from minesweeper_kit.sandbox.botkit import build_bot_kit
+
+    expected = sorted(n for n in bots.__all__ if hasattr(view, n) or hasattr(adapters, n))
+    build_bot_kit(tmp_path)
+    site = [p for p in sys.path if p.endswith(("site-packages", "dist-packages"))]
+    script = (
+        f"import sys; sys.path[:0] = {[str(tmp_path), *site]!r}\n"
+        "import minesweeper_kit.bots as bots\n"
+        f"print(sorted(n for n in {expected!r} if not hasattr(bots, n)))\n"
+    )
+    result = subprocess.run([sys.executable, "-I", "-S", "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]", f"missing from the bot kit's minesweeper_kit.bots: {result.stdout}"
+    assert glob.glob(str(tmp_path / "minesweeper_kit" / "bots" / "solver.py")) == []
