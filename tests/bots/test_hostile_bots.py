@@ -105,9 +105,13 @@ def next_move(view):
 """
 
 
-def test_a_well_behaved_sandboxed_bot_plays_normally(tmp_path):
+@pytest.mark.parametrize("names", ["released", "current"])
+def test_a_well_behaved_sandboxed_bot_plays_normally(tmp_path, names):
     path = tmp_path / "first_covered.py"
-    path.write_text(FIRST_COVERED_BOT)
+    source = FIRST_COVERED_BOT
+    if names == "current":
+        source = source.replace("import UNKNOWN,", "import VIEW_UNKNOWN,").replace("== UNKNOWN", "== VIEW_UNKNOWN")
+    path.write_text(source)
     sandboxed = play_games(path, Rules.preset("beginner"), 3, seed=8, sandboxed=True, progress=False)
     trusted = play_games(path, Rules.preset("beginner"), 3, seed=8, progress=False)
     assert [(r.won, r.moves, r.reason) for r in sandboxed.records] == [(r.won, r.moves, r.reason) for r in trusted.records]
