@@ -10,6 +10,8 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 CHROMIUM ?= /usr/bin/chromium
 PYTEST_ARGS ?=
+# Test workers (pytest-xdist): one per core by default; PYTEST_JOBS=0 runs in this process.
+PYTEST_JOBS ?= auto
 # What `make lint` checks with ruff and mypy.
 LINT_PATHS := minesweeper_kit autograder
 
@@ -73,7 +75,7 @@ lint: $(VENV)/.installed-test
 
 test: $(VENV)/.installed-test chromium bubblewrap
 	$(MAKE) --no-print-directory lint
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_JOBS) --dist loadgroup --no-loadscope-reorder $(PYTEST_ARGS)
 
 bench: $(VENV)/.installed-test chromium bubblewrap
 	$(PY) -m benchmarks

@@ -1,8 +1,14 @@
-"""Session fixtures shared across test folders.
+"""Session fixtures shared across test folders, and how `make test` spreads the suite over cores.
 
 The browser fixtures live here, above tests/browser and tests/notebooks, so one JupyterLab and one
 Chromium serve every browser test of a run (a fixture defined in two conftest files would start
 two servers).
+
+`make test` runs pytest-xdist workers with ``--dist loadgroup``. `pytest_collection_modifyitems`
+gives every test a group: the tests sharing an expensive session fixture (the JupyterLab and
+Chromium, the nbgrader course, the red-team stage) form one group each, so each of those is built
+once; every other test is grouped by its file, so module fixtures are built once too. The groups
+that take longest come first, so no worker is left with a long group at the end.
 """
 
 from __future__ import annotations
@@ -12,6 +18,43 @@ from pathlib import Path
 import pytest
 
 from browser.support import CHROMIUM, CHROMIUM_ARGS, Lab, Notebook, open_notebook
+
+
+# Session fixtures costly enough that all their users must share one worker, and the group they form.
+SHARED_SERVERS = {"lab": "browser", "browser": "browser", "page": "browser", "notebook": "browser",
+                  "course": "nbgrader", "stage": "redteam"}
+# Groups known to take minutes, started first (longest first); the rest follow in file order.
+LONG_GROUPS = ("redteam", "browser", "nbgrader")
+
+
+def shared_groups(items: list[pytest.Item]) -> dict[str, str]:
+    """Each shared-server group mapped to the group it runs in: one test needing two servers joins them."""
+    joined = {group: group for group in SHARED_SERVERS.values()}
+
+    def find(group: str) -> str:
+        while joined[group] != group:
+            group = joined[group]
+        return group
+
+    for item in items:
+        needed = sorted({find(SHARED_SERVERS[f]) for f in getattr(item, "fixturenames", ()) if f in SHARED_SERVERS})
+        for other in needed[1:]:
+            joined[other] = needed[0]
+    return {group: find(group) for group in joined}
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("dist", "no") == "no":
+        return
+    joined = shared_groups(items)
+    groups: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        servers = [joined[SHARED_SERVERS[f]] for f in getattr(item, "fixturenames", ()) if f in SHARED_SERVERS]
+        group = servers[0] if servers else item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(group))
+        groups.setdefault(group, []).append(item)
+    first = [g for g in LONG_GROUPS if g in groups]
+    items[:] = [item for g in first + [g for g in groups if g not in first] for item in groups[g]]
 
 
 @pytest.fixture(scope="session")

