@@ -88,7 +88,7 @@ class Assignment:
     reference_file: str | None = None  #: instructor/reference/<file>; else notebook solutions
     file_names: tuple[str, ...] = ()  #: preferred file names inside a student's folder
     extra_denied: frozenset[str] = field(default_factory=frozenset)
-    kit_allowed: bool = False  #: may import minesweeper_kit (the bots' View and Move)
+    kit_allowed: bool = False  #: may import minesweeper_kit (the bots' BotView and Move)
 
     @property
     def suite_path(self) -> Path:
@@ -202,7 +202,7 @@ ASSIGNMENTS: dict[str, Assignment] = {
             file_names=("lab.py",),
         ),
         # The tournament's rules name no imports: a bot may use numpy, the standard library and the
-        # kit's View/Move types; import_policy refuses minesweeper_kit.arena and
+        # kit's BotView/Move types; import_policy refuses minesweeper_kit.arena and
         # minesweeper_kit.bots.solver by name. Step 5's set-up cell imports the arena to run games in
         # the notebook: that one import is refused on purpose, and the solution cell does not use it.
         Assignment(

@@ -34,18 +34,13 @@ from .adapters import (
 from .simple import BaselineBot, HumanBot, RandomBot
 from .solver import ReferenceSolver, analyse
 from .view import (
-    FLAG,
-    OPEN_MIN,
-    UNKNOWN,
     VIEW_FLAG,
     VIEW_OPEN_MIN,
     VIEW_UNKNOWN,
-    Action,
     Bot,
     BotView,
     Move,
     MoveKind,
-    View,
 )
 
 __all__ = [
@@ -56,12 +51,6 @@ __all__ = [
     "BotView",
     "Move",
     "MoveKind",
-    # the released step-5 notebook's names for the four above, kept for the bot files written with them
-    "FLAG",
-    "OPEN_MIN",
-    "UNKNOWN",
-    "Action",
-    "View",
     "RubyBot",
     "SweepmineBot",
     "read_sweepmine_position",

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .view import VIEW_UNKNOWN, BotView, Move, View  # View: the annotation of render_view
+from .view import VIEW_FLAG, VIEW_UNKNOWN, BotView, Move
 
 
 class RandomBot:
@@ -103,14 +103,14 @@ def parse_move(line: str, shape: tuple[int, ...]) -> Move:
     return Move.flag(cell) if flag else Move.dig(cell)
 
 
-def render_view(view: View) -> str:
+def render_view(view: BotView) -> str:
     """A 2-D board as text: '.' covered, 'F' flag, numbers right-aligned; row/column indices."""
     if len(view.shape) != 2:
         return repr(view) + "\n" + str(view.grid)
-    from .view import FLAG, UNKNOWN
-
     _rows, cols = view.shape
-    cells = [["." if v == UNKNOWN else "F" if v == FLAG else str(v) for v in row] for row in view.grid.tolist()]
+    cells = [
+        ["." if v == VIEW_UNKNOWN else "F" if v == VIEW_FLAG else str(v) for v in row] for row in view.grid.tolist()
+    ]
     width = max(2, max(len(c) for row in cells for c in row) + 1)
     head = " " * 3 + "".join(f"{c:>{width}}" for c in range(cols))
     lines = [head] + [f"{r:>3}" + "".join(f"{c:>{width}}" for c in row) for r, row in enumerate(cells)]

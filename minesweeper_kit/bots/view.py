@@ -14,9 +14,7 @@ can show (a number is at most 10 x (3^axes - 1) in absolute value), so ``grid >=
 is the mask of open cells and numbers need no separate array.
 
 The names carry the ``VIEW_``/``Bot``/``Move`` prefixes because the engine, the widgets and the
-Sweepmine format each have cell codes, views and actions of their own. The step-5 notebook as
-released used the short names ``View``, ``Action``, ``UNKNOWN``, ``FLAG`` and ``OPEN_MIN``; they
-remain, as aliases at the end of this module, so bot files written with them still load.
+Sweepmine format each have cell codes, views and actions of their own.
 """
 
 from __future__ import annotations
@@ -201,11 +199,3 @@ class Bot(Protocol):
     """
 
     def next_move(self, view: BotView) -> Move: ...
-
-
-# The short names of the released step-5 notebook, so bot files written with them still load.
-View = BotView
-Action = MoveKind
-UNKNOWN = VIEW_UNKNOWN
-FLAG = VIEW_FLAG
-OPEN_MIN = VIEW_OPEN_MIN

@@ -1,4 +1,4 @@
-"""The part of the kit a sandboxed bot may import: the `View`/`Move` protocol and nothing that plays.
+"""The part of the kit a sandboxed bot may import: the `BotView`/`Move` protocol and nothing that plays.
 
 A bot file runs in the sandbox with a copy of these modules only. The kit's solver, arena,
 tournament and built-in bots are simply not there, so no import path, however indirect,
@@ -32,7 +32,6 @@ _INITS = {
     "from .presets import PRESETS, Preset\n",
     "bots/__init__.py": '"""The bot protocol: BotView, Move and the adapters for the contests\' bot shapes."""\n'
     "from .view import VIEW_FLAG, VIEW_OPEN_MIN, VIEW_UNKNOWN, Bot, BotView, Move, MoveKind\n"
-    "from .view import FLAG, OPEN_MIN, UNKNOWN, Action, View\n"
     "from .adapters import RubyBot, SweepmineBot, read_sweepmine_position, sweepmine_function, "
     "to_ruby_state, to_sweepmine, view_from_sweepmine\n",
     "formats/__init__.py": '"""Only the Sweepmine format, which the bot adapters read."""\n',

@@ -223,7 +223,7 @@ class Sandbox:
     ``source`` is Python source text or a path to a ``.py`` file. ``isolation`` is ``"bwrap"``
     (the default; :class:`~minesweeper_kit.sandbox.isolation.IsolationUnavailable` if this
     machine cannot) or ``"none"`` (trusted code only). ``bot_kit`` shows the child the kit's
-    ``View``/``Move`` modules and nothing that plays. ``hide`` lists paths covered even when they
+    ``BotView``/``Move`` modules and nothing that plays. ``hide`` lists paths covered even when they
     fall inside a folder the child is shown. Calls return plain data or :class:`Handle`; student
     failures raise :class:`SandboxError` subclasses whose message is meant for the student.
     Every ``timeout`` is in CPU seconds of the child.

@@ -125,7 +125,7 @@ def test_flood_fill_refuses_only_what_no_assignment_may_import():
 
 def test_a_bot_may_use_the_kits_types_but_not_the_arena_or_the_judge():
     policy = get_assignment("bots").import_policy()
-    source = ("import numpy as np\nfrom minesweeper_kit.bots import FLAG, UNKNOWN, Move\n"
+    source = ("import numpy as np\nfrom minesweeper_kit.bots import VIEW_FLAG, VIEW_UNKNOWN, Move\n"
               "from minesweeper_kit.arena import play_games\nimport minesweeper_kit.bots.solver\n")
     assert policy.violations(source) == [
         "line 3: import of 'minesweeper_kit.arena' is not allowed in the bots assignment",

@@ -91,27 +91,22 @@ def test_a_crashing_bot_in_parallel_workers_still_completes_the_run(tmp_path):
     assert set(result.reasons) <= {"crash", "mine", "won"} and "crash" in result.reasons
 
 
-# Written with the released step-5 notebook's short names (UNKNOWN for VIEW_UNKNOWN), which bot files keep.
 FIRST_COVERED_BOT = """
-from minesweeper_kit.bots import UNKNOWN, Move
+from minesweeper_kit.bots import VIEW_UNKNOWN, Move
 
 
 def next_move(view):
     grid = view.grid
     for index, value in enumerate(grid.flat):
-        if value == UNKNOWN:
+        if value == VIEW_UNKNOWN:
             cell = tuple(int(i) for i in __import__("numpy").unravel_index(index, grid.shape))
             return Move.dig(*cell)
 """
 
 
-@pytest.mark.parametrize("names", ["released", "current"])
-def test_a_well_behaved_sandboxed_bot_plays_normally(tmp_path, names):
+def test_a_well_behaved_sandboxed_bot_plays_normally(tmp_path):
     path = tmp_path / "first_covered.py"
-    source = FIRST_COVERED_BOT
-    if names == "current":
-        source = source.replace("import UNKNOWN,", "import VIEW_UNKNOWN,").replace("== UNKNOWN", "== VIEW_UNKNOWN")
-    path.write_text(source)
+    path.write_text(FIRST_COVERED_BOT)
     sandboxed = play_games(path, Rules.preset("beginner"), 3, seed=8, sandboxed=True, progress=False)
     trusted = play_games(path, Rules.preset("beginner"), 3, seed=8, progress=False)
     assert [(r.won, r.moves, r.reason) for r in sandboxed.records] == [(r.won, r.moves, r.reason) for r in trusted.records]

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from minesweeper_kit.bots import FLAG, UNKNOWN, Move
+from minesweeper_kit.bots import VIEW_FLAG, VIEW_UNKNOWN, Move
 
 
 def around(shape, r, c):
@@ -18,10 +18,10 @@ def sure_move(view):
     grid = view.grid
     for r, c in zip(*np.nonzero(view.opened)):
         cells = list(around(view.shape, int(r), int(c)))
-        hidden = [x for x in cells if grid[x] == UNKNOWN]
+        hidden = [x for x in cells if grid[x] == VIEW_UNKNOWN]
         if not hidden:
             continue
-        flags = sum(grid[x] == FLAG for x in cells)
+        flags = sum(grid[x] == VIEW_FLAG for x in cells)
         if grid[r, c] == flags:
             return Move.dig(*hidden[0])
         if grid[r, c] == flags + len(hidden):
@@ -41,8 +41,8 @@ def safest_guess(view):
         for x in around(view.shape, int(r), int(c)):
             if grid[x] >= 0:
                 cells = list(around(view.shape, *x))
-                left = grid[x] - sum(grid[y] == FLAG for y in cells)
-                share = left / max(1, sum(grid[y] == UNKNOWN for y in cells))
+                left = grid[x] - sum(grid[y] == VIEW_FLAG for y in cells)
+                share = left / max(1, sum(grid[y] == VIEW_UNKNOWN for y in cells))
                 risk = share if risk is None else max(risk, share)
         risk = density if risk is None else risk
         if risk < best_risk:
