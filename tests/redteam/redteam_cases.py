@@ -1069,13 +1069,21 @@ _report(_found)
 ''', problem=loaded_problem(), outcome=lambda found, mode: _no_solver(found)),
     Case("solver_source_on_disk", r'''
 _unhook()
+# The kit's modules that play: the solver, the simple bots, the hypermines reference, and the
+# arena's and the tournament's packages, file by file.
+_PLAYS = tuple('/' + _p for _p in (
+    'solver.py', 'simple.py', 'hypermines.py',
+    'arena/__init__.py', 'arena/cli.py', 'arena/loading.py', 'arena/loop.py', 'arena/results.py',
+    'arena/runners.py', 'arena/schedule.py', 'arena/scoring.py',
+    'tournament/__init__.py', 'tournament/cli.py', 'tournament/entrants.py', 'tournament/reports.py',
+    'tournament/running.py', 'tournament/standings.py', 'tournament/units.py'))
 _found = []
 for _root, _dirs, _files in _os.walk('/'):
     if _root in ('/proc', '/dev', '/usr/lib', '/usr/lib64', '/usr/lib32'):
         _dirs[:] = []
         continue
     for _name in _files:
-        if _name in ('solver.py', 'arena.py', 'tournament.py', 'hypermines.py', 'simple.py') and 'minesweeper' in _root:
+        if 'minesweeper' in _root and (_root + '/' + _name).endswith(_PLAYS):
             _found.append(_root + '/' + _name)
     if 'minesweeper_kit' in _root:
         for _name in _files:
