@@ -52,30 +52,3 @@ def test_bad_options_fail_clearly(args, message):
     assert message in result.stderr
 
 
-def test_play_web_serves_a_page_until_interrupted():
-    """`mines play --web` prints the page's address, serves it, and stops cleanly on Ctrl+C."""
-    import re
-    import signal
-    import urllib.request
-
-    server = subprocess.Popen([sys.executable, "-m", "minesweeper_kit.cli", "play", "--web", "--no-browser",
-                               "--preset", "beginner", "--seed", "3"],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        lines = []
-        for line in server.stdout:
-            lines.append(line)
-            match = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
-            if match:
-                break
-        assert match, "no address printed:\n" + "".join(lines)
-        with urllib.request.urlopen(match.group(1), timeout=60) as page:
-            assert page.status == 200
-    finally:
-        server.send_signal(signal.SIGINT)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            raise
-    assert server.returncode in (0, 130)

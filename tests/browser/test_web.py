@@ -1,4 +1,5 @@
-"""The standalone page: serve() really starts Voila on loopback, the board plays, Ctrl+C stops it."""
+"""The standalone page: `mines play --web` really starts Voila on loopback, the board plays under
+the rules given on the command line, and Ctrl+C stops it cleanly."""
 
 from __future__ import annotations
 
@@ -16,15 +17,15 @@ from .support import ARTIFACTS, act
 pytestmark = pytest.mark.browser
 
 
-def test_serve_plays_a_board_page_and_stops_on_interrupt(page):
+def test_play_web_serves_a_board_page_and_stops_on_interrupt(page):
     process = subprocess.Popen(
-        [sys.executable, "-c",
-         "from minesweeper_kit import Rules; from minesweeper_kit.widgets.web import serve; serve(Rules((9, 9), 10), seed=5)"],
+        [sys.executable, "-m", "minesweeper_kit.cli", "play", "--web", "--no-browser", "--shape", "9x9",
+         "--mines", "10", "--seed", "5"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         line = process.stdout.readline()
         match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-        assert match, f"serve() did not print its address: {line!r}"
+        assert match, f"mines play --web did not print its address: {line!r}"
         url, port = match.group(0), int(match.group(1))
         page.goto(url)
         board = page.locator(".msk-board")
@@ -49,10 +50,10 @@ def test_serve_plays_a_board_page_and_stops_on_interrupt(page):
         except subprocess.TimeoutExpired:
             process.kill()
             code = None
-    assert running_until_interrupt, "serve() had already ended before Ctrl+C"
-    assert code is not None, "serve() was still running 60 s after Ctrl+C"
+    assert running_until_interrupt, "the page had already stopped before Ctrl+C"
+    assert code is not None, "the page was still served 60 s after Ctrl+C"
     # serve() catches the interrupt and returns: a clean exit, not Python's death by SIGINT (-2).
-    assert code == 0, f"serve() should end cleanly on Ctrl+C (exit code 0), got {code}"
+    assert code == 0, f"mines play --web should end cleanly on Ctrl+C (exit code 0), got {code}"
     time.sleep(0.5)
     with socket.socket() as s:
         assert s.connect_ex(("127.0.0.1", port)) != 0, "Voila still answers after the interrupt"
