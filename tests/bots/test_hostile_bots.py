@@ -38,7 +38,7 @@ HOSTILE = {
     # Patches the child-side driver to bypass its checks: the arena's own checks must hold.
     "answers_hugely": ("crash", """
         import minesweeper_kit.bots.driver as driver
-        driver.answer = lambda bot, view: ["dig", ["x" * 80_000_000]]
+        driver.answer = lambda bot, view: ["dig", ["x" * 12_000_000]]  # over the 8 MiB limit, cheap to build
         def next_move(view):
             print("x" * 5_000_000)
     """),
