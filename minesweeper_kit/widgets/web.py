@@ -67,6 +67,8 @@ def serve(
     """Serve one board as a web page on loopback until interrupted."""
     if host not in ("127.0.0.1", "localhost", "::1"):
         raise ValueError(f"the board page is served on loopback only, got host {host!r}")
+    from .server import server_options  # needs jupyter_server, as Voila does
+
     text = board_notebook(rules, seed=seed)
     port = port or _free_port(host)
     with tempfile.TemporaryDirectory(prefix="mines-web-") as folder:
@@ -85,6 +87,7 @@ def serve(
                 "--Voila.tornado_settings={'autoreload': False}",
                 "--theme=light",
                 "--show_tracebacks=True",
+                *server_options("Voila"),  # a board's answers sent at once, not held back by Nagle
             ],
             cwd=folder,
             env=env,

@@ -36,9 +36,9 @@ def _free_port() -> int:
 
 
 class Lab:
-    """A JupyterLab server this test session started."""
+    """A JupyterLab server this test session started; `options` are added to its command line."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, options: tuple[str, ...] = ()) -> None:
         self.root = root
         self.token = secrets.token_hex(16)
         self.port = _free_port()
@@ -60,7 +60,7 @@ class Lab:
              f"--LabApp.user_settings_dir={settings}",
              f"--LabApp.workspaces_dir={root / '.workspaces'}",
              "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-             "--ServerApp.open_browser=False", "--allow-root"],
+             "--ServerApp.open_browser=False", "--allow-root", *options],
             stdout=self.log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
         self._wait_ready()
 
