@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..bots.driver import bot_from_namespace
+from ..bots.botfile import bot_from_namespace
 
 #: The kit's own bots, by the names the command line and the tournament accept.
 BUILTIN_BOTS = ("reference", "baseline", "random")
@@ -17,7 +17,7 @@ def load_bot(source: str | os.PathLike) -> Any:
     """A bot from a built-in name ("reference", "baseline", "random") or a Python file.
 
     The file is run in this process (trusted code only: the sandboxed runner loads files in the
-    sandbox instead). In the file, the first of these that exists is used (`bots.driver` has the
+    sandbox instead). In the file, the first of these that exists is used (`bots.botfile` has the
     rules): ``make_bot()`` (returns a bot); a module-level ``next_move`` with six parameters (the
     Sweepmine signature, adapted) or one parameter (a kit bot's ``next_move(view)``); a class whose
     name ends with ``Player`` and has ``take_turn`` (the Ruby-tournament shape, adapted); a

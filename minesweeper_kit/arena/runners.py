@@ -12,7 +12,7 @@ import traceback
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..bots.driver import DRIVER_SOURCE, IllegalMove
+from ..bots.botfile import DRIVER_SOURCE, IllegalMove
 from ..bots.view import BotView, Move
 from .loading import BUILTIN_BOTS, load_bot
 

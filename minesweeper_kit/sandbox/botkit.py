@@ -21,7 +21,7 @@ BOT_MODULES = (
     "presets.py",
     "rules.py",
     "bots/view.py",
-    "bots/driver.py",
+    "bots/botfile.py",
     "bots/adapters.py",
     "formats/sweepmine.py",
 )

@@ -13,7 +13,7 @@ from minesweeper_kit.bots import (
     VIEW_FLAG, VIEW_OPEN_MIN, VIEW_UNKNOWN, BotView, Move, MoveKind, ReferenceSolver, RubyBot, SweepmineBot,
     read_sweepmine_position, sweepmine_function, to_ruby_state, to_sweepmine,
 )
-from minesweeper_kit.bots.driver import IllegalMove
+from minesweeper_kit.bots.botfile import IllegalMove
 
 # The original task's example position and its answer (`t x y`), copied unchanged into data/.
 EXAMPLE = Path(__file__).parent / "data"

@@ -37,13 +37,13 @@ HOSTILE = {
     """),
     # Patches the child-side driver to bypass its checks: the arena's own checks must hold.
     "answers_hugely": ("crash", """
-        import minesweeper_kit.bots.driver as driver
+        import minesweeper_kit.bots.botfile as driver
         driver.answer = lambda bot, view: ["dig", ["x" * 12_000_000]]  # over the 8 MiB limit, cheap to build
         def next_move(view):
             print("x" * 5_000_000)
     """),
     "answers_a_forged_move": ("illegal", """
-        import minesweeper_kit.bots.driver as driver
+        import minesweeper_kit.bots.botfile as driver
         driver.answer = lambda bot, view: ["explode", [0, 0]]
         def next_move(view):
             pass

@@ -1,4 +1,4 @@
-"""Finding the bot in a bot file, and the small driver that runs it inside the sandbox.
+"""A bot file: finding the bot in it, and the code appended to it that runs the bot inside the sandbox.
 
 A bot file may define, checked in this order: ``make_bot()`` returning a bot; a module-level
 ``next_move`` with six parameters (the Sweepmine signature, adapted) or one (a kit bot's
@@ -62,7 +62,7 @@ DRIVER_SOURCE = """
 # ---- arena driver (added by minesweeper_kit.arena; not part of the bot) ----
 def __arena_new_game__():
     global __arena_bot__
-    from minesweeper_kit.bots.driver import bot_from_namespace
+    from minesweeper_kit.bots.botfile import bot_from_namespace
     if globals().get("__arena_bot__") is None:
         __arena_bot__ = bot_from_namespace(globals())
     reset = getattr(__arena_bot__, "new_game", None)
@@ -72,6 +72,6 @@ def __arena_new_game__():
 
 
 def __arena_next_move__(view):
-    from minesweeper_kit.bots.driver import answer
+    from minesweeper_kit.bots.botfile import answer
     return answer(__arena_bot__, view)
 """
