@@ -145,6 +145,18 @@ def test_sweepmine_log_of_a_played_game_round_trips():
     assert (log.replay().faces() == game.faces()).all()
 
 
+def test_sweepmine_log_positions_step_through_the_moves():
+    # 2x2, one mine at (1, 1) (grid 1-indexed rows): dig the top-left cell, then flag the mine.
+    text = "2 2 1 0 0 0\n1 1 \n1 101 \n1 1 \n1 1 \n0 1 1\n1 2 2\n"
+    log = sweepmine.read_log(text)
+    positions = list(log.positions())
+    assert len(positions) == 3
+    assert [p.revealed[0, 0] for p in positions] == [False, True, True]
+    assert [int(p.marks[1, 1]) for p in positions] == [0, 0, 1]
+    assert log.move_labels() == ["dig (0, 0)", "flag (1, 1)"]
+    assert (log.replay().faces() == positions[-1].faces()).all()
+
+
 @pytest.mark.parametrize("text, message", [
     ("3 3 1 0 0\n", "6 integers"),
     ("3 3 1 0 0 0\n1 1 1\n1 101 1\n1 1\n", "grader grid row 3"),

@@ -8,6 +8,7 @@ original grader writes it, so a log read and written back is byte-identical.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,9 +49,10 @@ class SweepmineLog:
         """The game before the first move, checked against the grid's numbers."""
         return grader_grid_game(self.grid, self.charges, self.torus)
 
-    def replay(self) -> Game:
-        """Play the logged moves on a fresh game and return it."""
+    def positions(self) -> Iterator[Game]:
+        """The start position, then the position after each logged move (each a separate game)."""
         game = self.to_game()
+        yield game.copy()
         for number, (t, x, y) in enumerate(self.moves, start=1):
             at = (x - 1, y - 1)
             if not (0 <= at[0] < self.rows and 0 <= at[1] < self.cols):
@@ -59,7 +61,16 @@ class SweepmineLog:
                 game.dig(at)
             else:
                 game.toggle_flag(at)
+            yield game.copy()
+
+    def replay(self) -> Game:
+        """Play the logged moves on a fresh game and return it."""
+        *_, game = self.positions()
         return game
+
+    def move_labels(self) -> list[str]:
+        """Each move as the kit names it, 0-indexed: "dig (r, c)" or "flag (r, c)"."""
+        return [f"{'dig' if t == SWEEPMINE_DIG else 'flag'} {(x - 1, y - 1)}" for t, x, y in self.moves]
 
 
 def grader_grid_game(grid: list[list[int]], charges: list[list[int]], torus: bool) -> Game:

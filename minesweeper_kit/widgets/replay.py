@@ -38,18 +38,7 @@ def positions_of(source: Any) -> tuple[list[Game], list[str]]:
         labels = [f"{m['action']} {tuple(m['at'])}" for m in source.moves]
         return games, labels
     if isinstance(source, sweepmine.SweepmineLog):
-        game = source.to_game()
-        games, labels = [game.copy()], []
-        for t_, x, y in source.moves:
-            at = (x - 1, y - 1)
-            if t_ == 0:
-                game.dig(at)
-                labels.append(f"dig {at}")
-            else:
-                game.toggle_flag(at)
-                labels.append(f"flag {at}")
-            games.append(game.copy())
-        return games, labels
+        return list(source.positions()), source.move_labels()
     raise ValueError(
         f"cannot replay {type(source).__name__}: give a JSON-lines log, a "
         "sweepmine.out log (text, path or parsed) or an engine Game with its history"
