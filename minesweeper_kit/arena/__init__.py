@@ -42,7 +42,7 @@ from .cli import register, run
 from .loading import BUILTIN_BOTS, load_bot
 from .loop import MOVES_PER_CELL, illegal_reason, play_game, play_series, view_of
 from .results import FAILURES, LOAD_FAILED, REASONS, ArenaResult, GameRecord, write_logs
-from .runners import ARENA_DENIED, BotError, LocalRunner, Runner, SandboxRunner, make_runner
+from .runners import ARENA_DENIED, BotError, BotRunner, LocalRunner, SandboxRunner, make_runner
 from .schedule import game_seed, map_unordered, play_games, play_sweepmine, progress_bar
 from .scoring import SUBTASKS, Subtask, SubtaskResult, subtask, sweepmine_score, sweepmine_table
 
@@ -61,7 +61,7 @@ __all__ = [
     "GameRecord",
     "LocalRunner",
     "Rules",
-    "Runner",
+    "BotRunner",
     "SandboxRunner",
     "Subtask",
     "SubtaskResult",

@@ -21,7 +21,7 @@ from .loading import BUILTIN_BOTS
 from .schedule import play_games, play_sweepmine
 from .scoring import sweepmine_table
 
-DESCRIPTION = (
+ARENA_DESCRIPTION = (
     "Play a bot on many seeded games and print its win rate with a 95% Wilson interval, or "
     "(--sweepmine) the six Sweepmine.TM subtasks with their scores S(P/Q). BOT is a Python file "
     "(make_bot(), next_move(view), a Sweepmine next_move(R, C, N, grid, charge, T), a ...Player class "
@@ -46,7 +46,7 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "arena",
         help="measure a bot: win rate with a 95%% interval over seeded games",
-        description=DESCRIPTION,
+        description=ARENA_DESCRIPTION,
         conflict_handler="resolve",  # --charges and --seed are redefined below
     )
     parser.add_argument("bot", metavar="BOT", help="bot file, or 'reference' / 'baseline' / 'random'")

@@ -21,7 +21,7 @@ from ..bots.view import VIEW_FLAG, VIEW_UNKNOWN, BotView, Move, MoveKind
 from ..game import Game, Mark
 from ..rules import Rules
 from .results import LOAD_FAILED, GameRecord
-from .runners import BotError, Runner, short_traceback
+from .runners import BotError, BotRunner, short_traceback
 
 #: A bot that plays more moves than this many per cell loses the game (a flag toggled forever).
 MOVES_PER_CELL = 4
@@ -34,7 +34,7 @@ def view_of(game: Game, moves: Sequence[Move]) -> BotView:
     return BotView(game.shape, game.mine_count, grid.astype(np.int64), game.charges, game.torus, tuple(moves))
 
 
-def play_game(runner: Runner, rules: Rules, seed: int, index: int = 0, logs: bool = False) -> GameRecord:
+def play_game(runner: BotRunner, rules: Rules, seed: int, index: int = 0, logs: bool = False) -> GameRecord:
     """Play one seeded game to its end; every failure of the bot becomes a lost game.
 
     `rules` needs only `new_game(seed)` and `label` (the `bots` grader passes boards of its own).
@@ -55,7 +55,7 @@ def play_game(runner: Runner, rules: Rules, seed: int, index: int = 0, logs: boo
     return record
 
 
-def _play_moves(runner: Runner, game: Game) -> tuple[list[Move], str, str]:
+def _play_moves(runner: BotRunner, game: Game) -> tuple[list[Move], str, str]:
     """The bot's moves until the game ends, or (moves, reason, detail) of the bot's failure.
 
     The reason is "" when the game ended by the rules (won, or a mine dug).
@@ -106,7 +106,7 @@ def _attach_logs(record: GameRecord, game: Game) -> None:
 
 
 def play_series(
-    open_runner: Callable[[], Runner],
+    open_runner: Callable[[], BotRunner],
     games: Iterable[tuple[Rules, int, int]],
     *,
     fresh_after_failure: bool,
@@ -121,7 +121,7 @@ def play_series(
     one, so a child left in an unknown state never plays on.
     """
     records: list[GameRecord] = []
-    runner: Runner | None = None
+    runner: BotRunner | None = None
     failed: tuple[str, str] | None = None
     try:
         for rules, seed, index in games:
@@ -142,7 +142,7 @@ def play_series(
     return records
 
 
-def _open(open_runner: Callable[[], Runner]) -> tuple[Runner | None, tuple[str, str] | None]:
+def _open(open_runner: Callable[[], BotRunner]) -> tuple[BotRunner | None, tuple[str, str] | None]:
     """The runner, or None and the (reason, detail) its games are lost with."""
     try:
         return open_runner(), None

@@ -28,7 +28,7 @@ class BotError(Exception):
         self.kind = kind
 
 
-class Runner(Protocol):
+class BotRunner(Protocol):
     """What the game loop needs of a runner; every method raises `BotError` for the bot's failures."""
 
     def new_game(self) -> None: ...

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..arena import GameRecord, Rules, Runner, Subtask, game_seed, make_runner, play_series
+from ..arena import BotRunner, GameRecord, Rules, Subtask, game_seed, make_runner, play_series
 from ..arena.runners import clip
 from ..bots.view import BotView, Move
 from ..stats import time_bin
@@ -73,7 +73,7 @@ def make_units(
 class MoveTimer:
     """Wraps an arena runner and counts the wall time of every move into log-spaced bins."""
 
-    def __init__(self, runner: Runner, bins: Counter) -> None:
+    def __init__(self, runner: BotRunner, bins: Counter) -> None:
         self.runner, self.bins = runner, bins
 
     def new_game(self) -> None:
