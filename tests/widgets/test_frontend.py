@@ -189,3 +189,40 @@ def test_slice_geometry_and_coordinates(tmp_path):
         " return [g.rows, g.cols, g.extra, g.size, sliceBase(g, [1, 2]), coordOf(g, [1, 2], 3, 4)]; })()",
     )
     assert value == [4, 5, 2, 120, 1 * 60 + 2 * 20, [1, 2, 3, 4]]
+
+
+@needs_node
+def test_changed_cells_are_the_cells_of_the_drawn_slice_whose_code_changed(tmp_path):
+    value = common_value(
+        tmp_path,
+        "(() => { const g = sliceGeometry([2, 3, 4]), base = sliceBase(g, [1]);"
+        " const cells = new Int32Array(g.size).fill(COVERED), before = sliceCodes(g, cells, base);"
+        " cells[base + 1 * 4 + 2] = 3; cells[base] = FLAG; cells[5] = 1;"  # cells[5] is in the other slice
+        " const none = sliceCodes(g, new Int32Array(0), base);"  # no codes yet: drawn covered
+        " return [changedCells(g, cells, base, before), Array.from(none).every((v) => v === COVERED),"
+        " changedCells(g, new Int32Array(0), base, before).length,"
+        " changedCells(g, cells, base, sliceCodes(g, cells, base))]; })()",
+    )
+    assert value == [[[0, 0], [1, 2]], True, 0, []]
+
+
+@needs_node
+def test_cells_drawn_alone_paint_inside_themselves(tmp_path):
+    """drawSliceCells repaints a cell over what it showed: every mark it makes lies within the cell."""
+    value = common_value(
+        tmp_path,
+        "(() => { const marks = [], ctx = { set font(f) {}, set fillStyle(s) {}, set strokeStyle(s) {},"
+        " lineWidth: 1, set textAlign(a) {}, set textBaseline(b) {}, beginPath() {}, stroke() {},"
+        " fillText(t, x, y) { marks.push([x, y, x, y]); }, moveTo(x, y) { marks.push([x, y, x, y]); },"
+        " lineTo(x, y) { marks.push([x, y, x, y]); },"
+        " fillRect(x, y, w, h) { marks.push([x, y, x + w, y + h]); },"
+        " strokeRect(x, y, w, h) { const l = this.lineWidth / 2; marks.push([x - l, y - l, x + w + l, y + h + l]); } };"
+        " const g = sliceGeometry([3, 4]), cs = 20, cells = new Int32Array(12).fill(COVERED);"
+        " cells[5] = WRONG_FLAG; cells[6] = 3; cells[7] = FLAG;"
+        " const diff = new Uint8Array(12).fill(1), xray = new Int32Array(12).fill(MINE);"
+        " drawSliceCells(ctx, g, cs, cells, 0, [[1, 1], [1, 2], [1, 3], [2, 0]], { xray, diff });"
+        " const inside = ([x0, y0, x1, y1]) => [[1, 1], [1, 2], [1, 3], [2, 0]].some(([r, c]) =>"
+        "   x0 >= c * cs && y0 >= r * cs && x1 <= (c + 1) * cs && y1 <= (r + 1) * cs);"
+        " return [marks.length > 0, marks.filter((m) => !inside(m))]; })()",
+    )
+    assert value == [True, []]

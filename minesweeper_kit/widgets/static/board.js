@@ -4,8 +4,9 @@
 // mouse redraws the canvas and sends nothing to the kernel.
 
 import {
-  autoCellSize, bytesOf, cellAt, codeChar, codesOf, coordOf, drawHover, drawSlice, el, mountRoot,
-  showError, sizeCanvas, sliceBase, sliceGeometry, sliceSliders, sliceText,
+  autoCellSize, bytesOf, cellAt, changedCells, codeChar, codesOf, coordOf, drawHover, drawSlice,
+  drawSliceCells, el, mountRoot, neighbourCells, showError, sizeCanvas, sliceBase, sliceCodes,
+  sliceGeometry, sliceSliders, sliceText,
 } from "./common.js";
 
 const FACES = { ongoing: "☺", victory: "★", defeat: "☹" };
@@ -75,7 +76,7 @@ function newBoardView(model, host) {
   const view = {
     model, dom, ctx: null, g: sliceGeometry(model.get("shape")), cs: 0,
     cells: new Int32Array(0), xray: codesOf(model.get("xray_cells")), diff: bytesOf(model.get("diff")),
-    hover: null, flagMode: false, clickedAt: null, renders: 0,
+    hover: null, flagMode: false, clickedAt: null, renders: 0, frame: null,
     clock: boardClock(dom.timer, model),
   };
   view.slices = sliceSliders(dom.sliders, model, () => { showSlices(view); drawBoard(view); });
@@ -89,6 +90,7 @@ function resizeBoard(view) {
   view.g = sliceGeometry(model.get("shape"));
   view.cs = autoCellSize(view.g.cols, model.get("cell_size"));
   view.ctx = sizeCanvas(dom.canvas, view.g, view.cs);
+  view.frame = null;  // a canvas sized again is blank
   dom.root.dataset.rows = String(view.g.rows);
   dom.root.dataset.cols = String(view.g.cols);
   dom.root.dataset.cellSize = String(view.cs);
@@ -99,15 +101,41 @@ function showSlices(view) {
   view.slices.show(view.hover !== null, view.model.get("torus"));
 }
 
+/** What the last frame showed besides the codes; a frame with another key is painted whole. */
+function frameKey(view, base, layers) {
+  const { model, hover } = view;
+  return [view.g, view.cs, base, layers.xray, layers.diff, hover ? hover.join(",") : "", model.get("torus")];
+}
+
+function sameKey(a, b) {
+  return a.length === b.length && a.every((part, k) => part === b[k]);
+}
+
+/** Paint the slice at `base` on the canvas: the whole slice when the last frame showed another
+ *  slice, size, x-ray, comparison or hover (or there is none); else only the cells whose code
+ *  changed, and the hover light again when one of them lies under it. */
+function paintSlice(view, base) {
+  const { model, g, cs, ctx, cells, hover } = view;
+  const layers = { xray: model.get("xray") ? view.xray : null, diff: model.get("compare") ? view.diff : null };
+  const key = frameKey(view, base, layers), last = view.frame;
+  if (!last || !sameKey(last.key, key)) {
+    drawSlice(ctx, g, cs, cells, base, layers);
+    if (hover) drawHover(ctx, g, cs, hover, model.get("torus"));
+  } else {
+    const changed = changedCells(g, cells, base, last.codes);
+    const lit = hover ? neighbourCells(g, hover[0], hover[1], model.get("torus")) : [];
+    const relight = changed.some(([r, c]) => lit.some(([lr, lc]) => lr === r && lc === c));
+    if (changed.length) drawSliceCells(ctx, g, cs, cells, base, relight ? changed.concat(lit) : changed, layers);
+    if (relight) drawHover(ctx, g, cs, hover, model.get("torus"));
+  }
+  view.frame = { key, codes: sliceCodes(g, cells, base) };
+}
+
 /** Repaint the visible slice; `data-view` gets it as text, `data-renders` counts the repaints. */
 function drawBoard(view) {
-  const { model, dom, g, cs } = view;
+  const { dom, g } = view;
   const base = sliceBase(g, view.slices.position());
-  drawSlice(view.ctx, g, cs, view.cells, base, {
-    xray: model.get("xray") ? view.xray : null,
-    diff: model.get("compare") ? view.diff : null,
-  });
-  if (view.hover) drawHover(view.ctx, g, cs, view.hover, model.get("torus"));
+  paintSlice(view, base);
   view.renders += 1;
   dom.root.dataset.renders = String(view.renders);
   if (view.clickedAt !== null) {

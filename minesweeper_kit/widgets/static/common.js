@@ -195,18 +195,51 @@ export function drawCell(ctx, x, y, cs, v, seen) {
   else drawOpen(ctx, x, y, cs, v);
 }
 
+/** Cell (r, c) of a slice, flat index `i`, and its outline where `diff` is set; `xray` and `diff`
+ *  are null when not shown. Everything it paints lies inside the cell, and the cell's background
+ *  covers all of the cell, so a cell repainted alone leaves no trace of what it showed before. */
+function paintSliceCell(ctx, cs, r, c, i, cells, xray, diff) {
+  const x = c * cs, y = r * cs;
+  drawCell(ctx, x, y, cs, cells[i], xray ? xray[i] : undefined);
+  if (diff && diff[i]) {
+    ctx.strokeStyle = "#e91e63"; ctx.lineWidth = 2;
+    ctx.strokeRect(x + 1, y + 1, cs - 2, cs - 2);
+  }
+}
+
+function shownLayers({ xray = null, diff = null } = {}) {
+  return { xray: xray && xray.length ? xray : null, diff: diff && diff.length ? diff : null };
+}
+
 /** A whole slice of codes; `xray` (codes) shows through the covers, `diff` (bytes) outlines cells. */
-export function drawSlice(ctx, g, cs, cells, base, { xray = null, diff = null } = {}) {
+export function drawSlice(ctx, g, cs, cells, base, layers) {
+  const { xray, diff } = shownLayers(layers);
   setCellFont(ctx, cs, 0.62);
-  const seeing = Boolean(xray && xray.length), outlining = Boolean(diff && diff.length);
-  forEachCell(g, base, (r, c, i) => {
-    const x = c * cs, y = r * cs;
-    drawCell(ctx, x, y, cs, cells[i], seeing ? xray[i] : undefined);
-    if (outlining && diff[i]) {
-      ctx.strokeStyle = "#e91e63"; ctx.lineWidth = 2;
-      ctx.strokeRect(x + 1, y + 1, cs - 2, cs - 2);
-    }
-  });
+  forEachCell(g, base, (r, c, i) => paintSliceCell(ctx, cs, r, c, i, cells, xray, diff));
+}
+
+/** Only the cells at `places` ([r, c] in the slice) of a slice drawSlice drew before, with the
+ *  same cell size, `xray` and `diff`. */
+export function drawSliceCells(ctx, g, cs, cells, base, places, layers) {
+  const { xray, diff } = shownLayers(layers);
+  setCellFont(ctx, cs, 0.62);
+  for (const [r, c] of places) paintSliceCell(ctx, cs, r, c, base + r * g.rowStride + c, cells, xray, diff);
+}
+
+/** The codes of the slice whose first cell is `base`, row by row (a cell whose code has not arrived
+ *  is COVERED, as drawCell draws it): what a frame showed, for changedCells to compare with. */
+export function sliceCodes(g, cells, base) {
+  const out = new Int32Array(g.rows * g.cols);
+  forEachCell(g, base, (r, c, i) => { out[r * g.cols + c] = cells[i] ?? COVERED; });
+  return out;
+}
+
+/** The [r, c] of the cells of the slice at `base` whose code is not the one in `before` (the
+ *  sliceCodes of the same slice, drawn last). */
+export function changedCells(g, cells, base, before) {
+  const out = [];
+  forEachCell(g, base, (r, c, i) => { if ((cells[i] ?? COVERED) !== before[r * g.cols + c]) out.push([r, c]); });
+  return out;
 }
 
 // ---- the hover neighbourhood (the same neighbourhood as geometry.py, within one slice)
