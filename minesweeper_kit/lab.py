@@ -57,6 +57,7 @@ def choose_folder(args: argparse.Namespace) -> tuple[Path | None, str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """`mines lab`: build the workspace once if needed, then replace this process with JupyterLab."""
     if _missing_tools("jupyterlab"):
         print(
             "mines lab: JupyterLab is not installed; run `make lab`, or pip install 'minesweeper-kit[lab]'",
@@ -90,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def register(subparsers) -> None:
+    """Add `mines lab` to the `mines` command."""
     parser = subparsers.add_parser(
         "lab",
         help="start JupyterLab on your own copies of the notebooks (the student workspace)",

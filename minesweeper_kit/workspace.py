@@ -26,6 +26,7 @@ class WorkspaceReport:
     kept: tuple[str, ...]
 
     def summary(self) -> str:
+        """One line for the student: what was added, updated or kept."""
         parts = []
         if self.added:
             parts.append(f"added {', '.join(self.added)}")

@@ -31,11 +31,14 @@ class BotError(Exception):
 class BotRunner(Protocol):
     """What the game loop needs of a runner; every method raises `BotError` for the bot's failures."""
 
-    def new_game(self) -> None: ...
+    def new_game(self) -> None:
+        """Tell the bot a new game starts (a bot keeping state between moves resets it)."""
 
-    def next_move(self, view: BotView) -> Move: ...
+    def next_move(self, view: BotView) -> Move:
+        """The bot's move for this view."""
 
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Let go of the bot (a sandboxed one's process ends)."""
 
 
 def clip(text: str, limit: int = 300) -> str:

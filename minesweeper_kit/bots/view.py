@@ -198,4 +198,5 @@ class Bot(Protocol):
     `new_game` (if the bot has it) before each game.
     """
 
-    def next_move(self, view: BotView) -> Move: ...
+    def next_move(self, view: BotView) -> Move:
+        """The move to play on this view: dig or flag one covered cell."""

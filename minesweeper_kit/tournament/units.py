@@ -77,9 +77,11 @@ class MoveTimer:
         self.runner, self.bins = runner, bins
 
     def new_game(self) -> None:
+        """Pass the new game on to the bot."""
         self.runner.new_game()
 
     def next_move(self, view: BotView) -> Move:
+        """The bot's move, its time counted in the histogram's bins."""
         started = time.perf_counter()
         try:
             return self.runner.next_move(view)
@@ -87,6 +89,7 @@ class MoveTimer:
             self.bins[time_bin(time.perf_counter() - started)] += 1
 
     def close(self) -> None:
+        """Let go of the bot."""
         self.runner.close()
 
 

@@ -31,19 +31,26 @@ class Driver(Protocol):
     can_compare: bool
 
     @property
-    def seed(self) -> int | None: ...
+    def seed(self) -> int | None:
+        """The seed of the current game, shown on the board so a game can be played again."""
 
-    def new_game(self, seed: int | None = None) -> None: ...
+    def new_game(self, seed: int | None = None) -> None:
+        """Start again under the same rules (a fresh seed unless one is given)."""
 
-    def dig(self, at: Coordinate) -> int: ...
+    def dig(self, at: Coordinate) -> int:
+        """Dig a cell; the number of cells newly opened."""
 
-    def mark(self, at: Coordinate) -> None: ...
+    def mark(self, at: Coordinate) -> None:
+        """Cycle a covered cell's mark: flag, question mark, nothing."""
 
-    def view(self) -> BoardView: ...
+    def view(self) -> BoardView:
+        """What the board shows now, as cell codes with the state and the mines left."""
 
-    def xray(self) -> np.ndarray | None: ...
+    def xray(self) -> np.ndarray | None:
+        """Every cell's code with the mines shown, or None before the mines are placed."""
 
-    def reference(self) -> np.ndarray | None: ...
+    def reference(self) -> np.ndarray | None:
+        """The engine's codes for the same game, for compare; None when there is nothing to compare."""
 
 
 def driver_for(target: Any, rules: Rules | None, seed: int | None = None) -> Driver:
