@@ -26,7 +26,7 @@ class WorkspaceReport:
     kept: tuple[str, ...]
 
     def summary(self) -> str:
-        """One line for the student: what was added, updated or kept."""
+        """One line for the student: which notebooks were added and which of theirs were kept."""
         parts = []
         if self.added:
             parts.append(f"added {', '.join(self.added)}")
