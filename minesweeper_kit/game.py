@@ -445,7 +445,7 @@ def _same_shape(name: str, array: np.ndarray, shape: tuple[int, ...], dtype) -> 
 
 
 def _draw_charges(rng: np.random.Generator, size: int, charge_range: tuple[int, int]) -> np.ndarray:
-    lo, hi = check_charge_range(charge_range) or (1, 1)
+    lo, hi = charge_range  # checked by the caller
     values = np.array([v for v in range(lo, hi + 1) if v != 0], dtype=np.int8)
     return rng.choice(values, size=size)
 

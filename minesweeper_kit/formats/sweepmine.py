@@ -53,6 +53,18 @@ class SweepmineLog:
         """The start position, then the position after each logged move (each a separate game)."""
         game = self.to_game()
         yield game.copy()
+        for _ in self._play(game):
+            yield game.copy()
+
+    def replay(self) -> Game:
+        """Play the logged moves on a fresh game and return it."""
+        game = self.to_game()
+        for _ in self._play(game):
+            pass
+        return game
+
+    def _play(self, game: Game) -> Iterator[None]:
+        """Play the moves on `game` one at a time, checking each is on the board."""
         for number, (t, x, y) in enumerate(self.moves, start=1):
             at = (x - 1, y - 1)
             if not (0 <= at[0] < self.rows and 0 <= at[1] < self.cols):
@@ -61,12 +73,7 @@ class SweepmineLog:
                 game.dig(at)
             else:
                 game.toggle_flag(at)
-            yield game.copy()
-
-    def replay(self) -> Game:
-        """Play the logged moves on a fresh game and return it."""
-        *_, game = self.positions()
-        return game
+            yield
 
     def move_labels(self) -> list[str]:
         """Each move as the kit names it, 0-indexed: "dig (r, c)" or "flag (r, c)"."""
