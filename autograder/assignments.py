@@ -181,7 +181,8 @@ ASSIGNMENTS: dict[str, Assignment] = {
             title="The 2-D game with flood fill (CS455 semantics)",
             notebook="03-flood-fill",
             names=("MineField", "VisibleField", "flood_fill_iterative"),
-            # the 1000x1000 iterative flood: 60 s stated in the notebook, the reference needs 4.6-6.4 s
+            # the 1000x1000 iterative flood: 90 s stated in the notebook; the reference needs 4.6-6.4 s,
+            # up to 8 s on a busy machine
             limit_factor=8.0,
         ),
         # 6.009's handout forbids adding imports to lab.py, whose template begins `import sys` /

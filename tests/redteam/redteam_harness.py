@@ -101,11 +101,18 @@ def _proc_table() -> dict[int, tuple[int, str]]:
 
 class GraderWatch:
     """Peak memory and CPU seconds of the grader's processes below ``root`` (not its sandboxes:
-    bubblewrap and everything under it are left out), sampled until :meth:`stop`."""
+    bubblewrap and everything under it are left out), sampled until :meth:`stop`.
 
-    def __init__(self, root: int, include_root: bool, exclude: set[int] | None = None, every: float = 0.2):
-        self.root, self.include_root, self.exclude = root, include_root, exclude or set()
+    With ``only_new``, processes already below ``root`` when the watch starts are not the grader's
+    (in a whole test session they are servers other tests started, with minutes of CPU time of
+    their own), so they and everything they start are left out."""
+
+    def __init__(self, root: int, include_root: bool, exclude: set[int] | None = None, every: float = 0.2,
+                 only_new: bool = False):
+        self.root, self.include_root, self.exclude = root, include_root, set(exclude or ())
         self.every = every
+        if only_new:
+            self.exclude |= {pid for pid in self._graders() if pid != self.root}
         self.peak_kb: dict[int, int] = {}
         self.cpu_ticks: dict[int, int] = {}
         self._stop = threading.Event()
@@ -504,7 +511,7 @@ def run_battery(stage: Stage, assignment: str, battery: list[cases.Case], settin
     started = time.monotonic()
     user = start_user_grading(stage, assignment, [folders["user"][0]], folders["user"][1], settings)
     user_watch = GraderWatch(user.pid, include_root=True)
-    root_watch = GraderWatch(os.getpid(), include_root=False, exclude={user.pid})
+    root_watch = GraderWatch(os.getpid(), include_root=False, exclude={user.pid}, only_new=True)
     error = ""
     try:
         run_root(stage, assignment, [folders["root"][0]], folders["root"][1], settings)

@@ -5,6 +5,8 @@ was left behind, and the grader itself stayed small (memory) and quick (CPU time
 from __future__ import annotations
 
 import secrets
+import time
+from pathlib import Path
 
 import pytest
 
@@ -113,6 +115,31 @@ def test_the_watch_sees_a_grader_process_grow():
     child.wait()
     peak, _ = watch.stop()
     assert peak > 300, peak
+
+
+def test_the_watch_leaves_out_processes_that_were_there_before_it():
+    """A server another test started long ago is not the grader: its CPU time is not counted,
+    while a grader process started under the watch is."""
+    import os
+    import subprocess
+    import sys
+
+    burn = "import time\nend = time.process_time() + {0}\nwhile time.process_time() < end: pass\ntime.sleep({1})"
+    old = subprocess.Popen([sys.executable, "-c", burn.format(1.5, 30)])
+    try:
+        time_spent = 0.0
+        while time_spent < 1.5:  # the old process has its CPU time before the watch starts
+            ticks = Path(f"/proc/{old.pid}/stat").read_bytes().rpartition(b")")[2].split()
+            time_spent = (int(ticks[11]) + int(ticks[12])) / os.sysconf("SC_CLK_TCK")
+            time.sleep(0.1)
+        watch = harness.GraderWatch(os.getpid(), include_root=False, every=0.1, only_new=True)
+        new = subprocess.Popen([sys.executable, "-c", burn.format(0.5, 0.5)])
+        new.wait()
+        _, cpu = watch.stop()
+    finally:
+        old.kill()
+        old.wait()
+    assert 0.4 < cpu < 1.4, cpu
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -9,9 +9,11 @@ still finish the game from) and on a 1000x1000 field (size case).
 Every answer is checked for its type before it is used, so an odd answer (a string status, a
 number where a bool belongs, an object) is a Mismatch that names it, never an error here.
 
-Time: 60 s of CPU time for the 1000x1000 flood, as the notebook states (the reference needs 4.5
-to 6.5 s there, about a tenth, mostly one neighbour count per cell; a plain stack-based flood
-does the same work); 30 s for every other test, where the reference needs under 0.3 s.
+Time: 90 s of CPU time for the 1000x1000 flood, as the notebook states. The reference needs 4.5
+to 6.5 s there on a quiet machine and up to 8 s when another process shares the core, so the
+limit stays eight times the reference even on a busy grading machine (mostly one neighbour count
+per cell; a plain stack-based flood does the same work); 30 s for every other test, where the
+reference needs under 0.3 s.
 """
 
 from __future__ import annotations
@@ -400,7 +402,7 @@ def test_flood_fill_iterative_small(box, seed):
 
 
 @points(2)
-@time_limit(60)
+@time_limit(90)
 def test_flood_fill_iterative_1000x1000(box):
     """flood_fill_iterative survives a 1000x1000 field (size case)"""
     require(box, "MineField", "VisibleField", "flood_fill_iterative")
