@@ -24,7 +24,7 @@ help:
 	@echo "make lab-source  the same JupyterLab on notebooks/, the source versions with every solution (instructors)"
 	@echo "make lint        ruff check, ruff format --check and mypy on minesweeper_kit/ and autograder/"
 	@echo "make test        create .venv with the test extras, make sure Chromium and bubblewrap are there,"
-	@echo "                 run make lint, then the whole suite (PYTEST_JOBS=auto: on every core)"
+	@echo "                 run make lint, then the whole suite in one process (PYTEST_JOBS=auto: on every core)"
 	@echo "make bench       run the benchmarks in benchmarks/ and rewrite BENCHMARKS.md"
 	@echo "make release     build the student versions of the notebooks with nbgrader generate_assignment"
 

@@ -257,7 +257,7 @@ def measure(quick: bool) -> dict:
 
     if not CHROMIUM.exists():
         raise SystemExit(f"Chromium is missing at {CHROMIUM}")
-    renders, turns = (2, 5) if quick else (3, 29)  # a 16x30 board has 30 cells in its first row
+    renders, turns = (2, 5) if quick else (3, 60)  # one flag on each cell of the first two rows (16x30)
     tree = _measured_tree()  # before the run: the code the kernels import
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as p:
