@@ -733,8 +733,13 @@ class Sandbox:
         """Send one request and return the child's answer (its ``value`` when ``raw``), within the
         call's CPU limit and the wall-clock guards; every way it can fail raises a
         :class:`SandboxError` meant for the student. This runs for every call a suite makes, so
-        the CPU time is read once for the limit and the guards, and the steps below add no
-        system call of their own."""
+        the CPU time is read once for the limit and the guards; the only other system call is
+        the memory check below.
+
+        A sandbox with a memory cgroup whose kernel killed any of its processes for the limit
+        fails the call, whichever process the kernel chose: a submission that forks and outgrows
+        the limit gets the same answer whether the kernel killed the process answering or
+        another one, however the machine scheduled them."""
         cpu_start = self.cpu_seconds()  # one reading serves both: reading /proc is most of a request's cost
         cpu_limit, which = self._limits_for(timeout, cpu_start)
         over = self._guard(cpu_start, cpu_limit)
@@ -746,6 +751,8 @@ class Sandbox:
             raise self._time_limit_error(str(error), cpu_limit or 0.0, which) from None
         except (BrokenPipeError, EOFError):
             raise self._lost_child_error() from None
+        if self._cgroup is not None and self._cgroup.oom_killed():
+            raise self._out_of_memory_error()
         reply = self._parse_reply(body)
         if not reply.get("ok"):
             raise self._failure(reply.get("error"))
@@ -819,15 +826,21 @@ class Sandbox:
             return ChildDied(
                 "the process running the submission closed its channel to the grader and went on running; it was killed"
             )
-        out_of_memory = self._cgroup is not None and self._cgroup.oom_killed()
+        if self._cgroup is not None and self._cgroup.oom_killed():
+            return self._out_of_memory_error()
         self._collect_output()
         self.kill()
-        if out_of_memory:
-            return ChildDied(
-                f"the process running the submission was killed: it used more than the "
-                f"sandbox's memory limit of {self.limits.memory_mb} MB"
-            )
         return ChildDied(_describe_exit(code))
+
+    def _out_of_memory_error(self) -> ChildDied:
+        """The kernel killed a process of this sandbox for its memory limit: the sandbox is
+        stopped as a whole (its output kept) and the student told the limit."""
+        self._collect_output()
+        self.kill()
+        return ChildDied(
+            f"the process running the submission was killed: it used more than the "
+            f"sandbox's memory limit of {self.limits.memory_mb} MB"
+        )
 
     def _parse_reply(self, body: bytes) -> dict[str, Any]:
         """The answer as plain JSON (handles made :class:`Handle` of this generation) and nothing
