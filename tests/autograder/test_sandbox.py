@@ -315,14 +315,14 @@ def hoard(children_first):
         children.append(pid)
 
     def wait_for_children():
-        ready, end = 0, time.monotonic() + 4
-        while time.monotonic() < end:
+        ready, dead, end = 0, 0, time.monotonic() + 4
+        while ready + dead < 2 and time.monotonic() < end:
             if select.select([done], [], [], 0.05)[0]:
                 ready += len(os.read(done, 2))
-            dead = sum(1 for pid in children if os.waitpid(pid, os.WNOHANG)[0])
-            children[:] = [pid for pid in children if pid > 0]
-            if ready + dead >= 2:
-                break
+            for pid in list(children):
+                if os.waitpid(pid, os.WNOHANG)[0]:
+                    children.remove(pid)
+                    dead += 1
         return ready
 
     if children_first:
