@@ -10,8 +10,8 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 CHROMIUM ?= /usr/bin/chromium
 PYTEST_ARGS ?=
-# Test workers (pytest-xdist): 0 runs in one process (the default: the 1000x1000 flood-fill reference
-# can pass its own time limit when two workers share two cores); PYTEST_JOBS=auto uses every core.
+# Test workers (pytest-xdist): 0 runs in one process, the default (two workers saved about 7 % idle
+# and were slower under load: see BENCHMARKS.md); PYTEST_JOBS=auto uses every core.
 PYTEST_JOBS ?= 0
 # What `make lint` checks with ruff and mypy.
 LINT_PATHS := minesweeper_kit autograder
