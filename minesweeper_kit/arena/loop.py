@@ -6,8 +6,8 @@ of a lost game are written once:
 * a game is lost, with its reason recorded, when the bot digs a mine, crashes, answers something
   that is not a legal move (off the board, an already open cell), runs past the per-move time
   limit (sandboxed bots) or plays more than `MOVES_PER_CELL` moves per cell;
-* none of these stops a run: the next game is played (with a fresh sandbox after a crash or a
-  time-out, see `play_series`).
+* none of these stops a run: the next game is played (with a fresh sandbox after a time-out or a
+  dead child, see `play_series`; a bot whose own code raised plays on in its child).
 """
 
 from __future__ import annotations
@@ -117,8 +117,9 @@ def play_series(
     The one loop the arena's workers and the tournament's units share. A runner that cannot be
     opened loses that game and every later one, with "loading the bot failed" and the reason as
     the detail (opening it again would fail the same way). With `fresh_after_failure` (sandboxed
-    bots), a game lost to a crash or a time-out closes the runner and the next game opens a fresh
-    one, so a child left in an unknown state never plays on.
+    bots), a game lost to a crash or a time-out closes a runner that is no longer `reusable` (it
+    timed out, or its child died) and the next game opens a fresh one, so a child left in an
+    unknown state never plays on.
     """
     records: list[GameRecord] = []
     runner: BotRunner | None = None
@@ -133,7 +134,7 @@ def play_series(
                 continue
             record = play_game(runner, rules, seed, index, logs)
             records.append(record)
-            if fresh_after_failure and record.reason in ("crash", "timeout"):
+            if fresh_after_failure and record.reason in ("crash", "timeout") and not runner.reusable:
                 runner.close()
                 runner = None
     finally:

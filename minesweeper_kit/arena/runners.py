@@ -40,6 +40,11 @@ class BotRunner(Protocol):
     def close(self) -> None:
         """Let go of the bot (a sandboxed one's process ends)."""
 
+    @property
+    def reusable(self) -> bool:
+        """Whether the bot may play on after a lost game: False once it timed out or its process
+        died, so the next game starts a fresh one."""
+
 
 def clip(text: str, limit: int = 300) -> str:
     """`text` cut to about `limit` characters, saying how long it was (for records and feedback)."""
@@ -83,13 +88,20 @@ class LocalRunner:
         """Nothing to release in this process."""
         pass
 
+    @property
+    def reusable(self) -> bool:
+        """Always: an exception leaves the bot as its own code left it."""
+        return True
+
 
 class SandboxRunner:
     """Runs an untrusted bot file in the kit's sandbox (the grader's), one child for many games.
 
     Only JSON crosses: the view goes in, ``["dig"|"flag", [coords]]`` comes out and is validated
     here. Each move has `move_timeout` CPU seconds; a hang, a crash or a killed child loses the
-    game. The bot sees the kit's `BotView`/`Move` modules and nothing that plays
+    game. A game lost because the bot's code raised leaves the child as it is (it answered, as an
+    in-process bot would): it stays `reusable`, so an unfinished bot that raises on every move does
+    not start a new sandbox for every game. A time-out or a dead child is not reusable. The bot sees the kit's `BotView`/`Move` modules and nothing that plays
     (:mod:`minesweeper_kit.sandbox.botkit`).
     """
 
@@ -99,6 +111,7 @@ class SandboxRunner:
         self._errors = (LoadError, SandboxError)
         source = Path(bot).read_text(encoding="utf-8")
         self.move_timeout = move_timeout
+        self._reusable = True
         self.box = Sandbox(
             source + DRIVER_SOURCE,
             filename="bot.py",
@@ -118,14 +131,14 @@ class SandboxRunner:
         try:
             self.box.call("__arena_new_game__", timeout=max(self.move_timeout, 10.0))
         except self._errors as error:
-            raise BotError(*_sandbox_failure(error)) from None
+            raise self._failure(error) from None
 
     def next_move(self, view: BotView) -> Move:
         """The bot's move within `move_timeout` CPU seconds, checked to be a move."""
         try:
             data = self.box.call("__arena_next_move__", view.to_json(), timeout=self.move_timeout)
         except self._errors as error:
-            raise BotError(*_sandbox_failure(error, self.move_timeout)) from None
+            raise self._failure(error, self.move_timeout) from None
         try:
             return Move.from_json(data)
         except ValueError as error:
@@ -134,6 +147,19 @@ class SandboxRunner:
     def close(self) -> None:
         """Stop the sandbox child."""
         self.box.close()
+
+    @property
+    def reusable(self) -> bool:
+        """False after a time-out or once the child is gone; True after the bot's own exception."""
+        return self._reusable and self.box.alive
+
+    def _failure(self, error: Exception, timeout: float | None = None) -> BotError:
+        from ..sandbox import StudentError
+
+        kind, message = _sandbox_failure(error, timeout)
+        if kind == "timeout" or not isinstance(error, StudentError):
+            self._reusable = False
+        return BotError(kind, message)
 
 
 def _sandbox_failure(error: Exception, timeout: float | None = None) -> tuple[str, str]:

@@ -128,3 +128,25 @@ def test_no_import_path_reaches_the_judge_from_the_sandbox(tmp_path, reach):
     assert result.reasons == {"crash": 2}
     assert all(("ImportError" in r.detail or "ModuleNotFoundError" in r.detail or "FileNotFoundError" in r.detail)
                for r in result.records), [r.detail for r in result.records]
+
+
+@pytest.mark.parametrize("second_call,lost_to", [("while True: pass", "timeout"), ("os._exit(3)", "crash")])
+def test_a_raising_bot_keeps_its_child_and_a_hung_or_dead_one_gets_a_fresh_one(tmp_path, second_call, lost_to):
+    """The count of calls lives in the child: it goes on after the bot's own exception (no new
+    sandbox for every game an unfinished bot loses) and starts again after a time-out or a death."""
+    path = tmp_path / "counting.py"
+    path.write_text(textwrap.dedent(f"""
+        import os
+        calls = 0
+        def next_move(view):
+            global calls
+            calls += 1
+            if calls == 2:
+                {second_call}
+            raise RuntimeError(f"call {{calls}} in this child")
+    """))
+    result = play_games(path, Rules.preset("beginner"), 5, seed=4, sandboxed=True, move_timeout=1.0,
+                        progress=False)
+    assert [r.reason for r in result.records] == ["crash", lost_to, "crash", lost_to, "crash"]
+    counted = [r.detail for r in result.records if "in this child" in r.detail]
+    assert [("call 1" in d, "call 3" in d) for d in counted] == [(True, False)] * 3, counted

@@ -213,7 +213,8 @@ def plan(settings) -> tuple[int, int]:
 
 
 def play_bot(path: str, jobs: list, budget: Budget) -> list:
-    """Every (rules, seed, index) of ``jobs`` with one sandboxed bot, a fresh one after a crash.
+    """Every (rules, seed, index) of ``jobs`` with one sandboxed bot, a fresh one after a time-out
+    or a dead child (a bot whose own code raised plays on in its child, as the arena's runner says).
 
     The arena's `play_series` less one rule: once the budget is spent, the games left are lost
     to a time-out before any sandbox starts, and say so (not that the bot failed to load).
@@ -236,7 +237,7 @@ def play_bot(path: str, jobs: list, budget: Budget) -> list:
                     continue
             record = play_game(runner, rules, seed, index)
             records.append(record)
-            if record.reason in ("crash", "timeout"):
+            if record.reason == "timeout" or (record.reason == "crash" and not runner.reusable):
                 runner.close()
                 runner = None
     finally:
