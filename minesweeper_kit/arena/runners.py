@@ -101,7 +101,8 @@ class SandboxRunner:
     here. Each move has `move_timeout` CPU seconds; a hang, a crash or a killed child loses the
     game. A game lost because the bot's code raised leaves the child as it is (it answered, as an
     in-process bot would): it stays `reusable`, so an unfinished bot that raises on every move does
-    not start a new sandbox for every game. A time-out or a dead child is not reusable. The bot sees the kit's `BotView`/`Move` modules and nothing that plays
+    not start a new sandbox for every game. A time-out or a dead child is not reusable. The bot
+    sees the kit's `BotView`/`Move` modules and nothing that plays
     (:mod:`minesweeper_kit.sandbox.botkit`).
     """
 

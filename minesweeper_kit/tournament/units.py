@@ -92,6 +92,11 @@ class MoveTimer:
         """Let go of the bot."""
         self.runner.close()
 
+    @property
+    def reusable(self) -> bool:
+        """Whether the wrapped runner may play on after a lost game."""
+        return self.runner.reusable
+
 
 def play_unit(unit: Unit) -> dict:
     """Worker: play one unit and return its records and move-time bins as plain data."""
