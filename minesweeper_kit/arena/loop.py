@@ -117,9 +117,9 @@ def play_series(
     The one loop the arena's workers and the tournament's units share. A runner that cannot be
     opened loses that game and every later one, with "loading the bot failed" and the reason as
     the detail (opening it again would fail the same way). With `fresh_after_failure` (sandboxed
-    bots), a game lost to a crash or a time-out closes a runner that is no longer `reusable` (it
-    timed out, or its child died) and the next game opens a fresh one, so a child left in an
-    unknown state never plays on.
+    bots), a runner that is no longer `reusable` after a game (it timed out, or its child died)
+    is closed and the next game opens a fresh one, so a child left in an unknown state never
+    plays on.
     """
     records: list[GameRecord] = []
     runner: BotRunner | None = None
@@ -134,7 +134,7 @@ def play_series(
                 continue
             record = play_game(runner, rules, seed, index, logs)
             records.append(record)
-            if fresh_after_failure and record.reason in ("crash", "timeout") and not runner.reusable:
+            if fresh_after_failure and not runner.reusable:
                 runner.close()
                 runner = None
     finally:

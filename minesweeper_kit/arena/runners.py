@@ -157,10 +157,9 @@ class SandboxRunner:
     def _failure(self, error: Exception, timeout: float | None = None) -> BotError:
         from ..sandbox import StudentError
 
-        kind, message = _sandbox_failure(error, timeout)
-        if kind == "timeout" or not isinstance(error, StudentError):
+        if not isinstance(error, StudentError):  # a time-out, a dead child, an answer refused
             self._reusable = False
-        return BotError(kind, message)
+        return BotError(*_sandbox_failure(error, timeout))
 
 
 def _sandbox_failure(error: Exception, timeout: float | None = None) -> tuple[str, str]:

@@ -193,6 +193,11 @@ class BudgetRunner(SandboxRunner):
         self.budget.spent += self.used()
         super().close()
 
+    @property
+    def reusable(self) -> bool:
+        """Not once the budget is spent: the games left are then lost before any sandbox starts."""
+        return super().reusable and self.left() > 0
+
 
 # ------------------------------------------------------------------------------- the games
 
@@ -237,7 +242,7 @@ def play_bot(path: str, jobs: list, budget: Budget) -> list:
                     continue
             record = play_game(runner, rules, seed, index)
             records.append(record)
-            if record.reason == "timeout" or (record.reason == "crash" and not runner.reusable):
+            if not runner.reusable:
                 runner.close()
                 runner = None
     finally:
