@@ -3,9 +3,10 @@
 The notebooks in ``notebooks/`` are nbgrader *source* versions: solutions sit between nbgrader's
 ``### BEGIN SOLUTION`` / ``### END SOLUTION`` markers and the visible tests are locked, graded
 cells. This module sets up an nbgrader course folder with one assignment per step
-(``source/<assignment>/<notebook>``), runs ``nbgrader generate_assignment`` on each, and copies
-the course's ``release/`` folder to the output folder. The course folder (with its gradebook) is
-kept when ``--course`` names one, so an instructor can go on to ``nbgrader autograde`` there.
+(``source/<assignment>/<notebook>``), runs nbgrader's generate_assignment on each (all steps in one
+child process, through nbgrader's own Python API: a process per step spent most of its time
+starting up), and copies the course's ``release/`` folder to the output folder. The course folder
+(with its gradebook) is kept when ``--course`` names one, so an instructor can go on to ``nbgrader autograde`` there.
 
     python -m autograder.release                      # all steps into ./release
     python -m autograder.release --only neighbors     # one step
@@ -61,16 +62,21 @@ def _check_assignments(assignments: Iterable[str] | None) -> list[str]:
 def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
     """Run one nbgrader command in the course folder; raise with its output when it fails."""
     command = [sys.executable, "-m", "nbgrader", *args]
-    # nbgrader starts `alembic` (gradebook migrations) from PATH: put this interpreter's scripts first.
-    env = dict(os.environ)
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    done = subprocess.run(command, cwd=course, capture_output=True, text=True, env=env)
+    done = subprocess.run(command, cwd=course, capture_output=True, text=True, env=_nbgrader_env())
     if done.returncode != 0:
         raise RuntimeError(
             f"`nbgrader {' '.join(args)}` failed (exit {done.returncode}) in {course}:\n"
             f"{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
         )
     return done
+
+
+def _nbgrader_env() -> dict[str, str]:
+    """The environment for nbgrader: it starts `alembic` (gradebook migrations) from PATH, so this
+    interpreter's scripts come first."""
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    return env
 
 
 def setup_course(course: Path, notebooks: Path = NOTEBOOKS, assignments: Iterable[str] | None = None) -> list[str]:
@@ -98,9 +104,45 @@ def build_course(
     from tqdm.auto import tqdm
 
     chosen = setup_course(course, notebooks, assignments)
-    for assignment in tqdm(chosen, desc="nbgrader generate_assignment", unit="step", disable=not progress):
-        nbgrader(course, "generate_assignment", assignment, "--force")
+    env = _nbgrader_env()
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
+    command = [sys.executable, "-c", "import sys; from autograder.release import _generate; sys.exit(_generate())",
+               *chosen]
+    with tqdm(total=len(chosen), desc="nbgrader generate_assignment", unit="step", disable=not progress) as bar:
+        child = subprocess.Popen(command, cwd=course, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True)
+        assert child.stdout is not None and child.stderr is not None
+        for line in child.stdout:
+            if line.startswith(_GENERATED):
+                bar.update(1)
+        failure = child.stderr.read()
+        if child.wait() != 0:
+            raise RuntimeError(f"nbgrader generate_assignment failed (exit {child.returncode}) in {course}:\n"
+                               f"{failure[-8000:]}")
     return course / "release"
+
+
+_GENERATED = "generated "
+
+
+def _generate() -> int:
+    """The child of :func:`build_course`: ``generate_assignment`` for each step named in ``sys.argv``,
+    in the course folder that is the working directory. One line per step on stdout; on a failure,
+    nbgrader's log and traceback on stderr and exit 1."""
+    from nbgrader.apps.api import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=os.getcwd()).load_config()
+    api = NbGraderAPI(CourseDirectory(config=config), config=config)
+    for assignment in sys.argv[1:]:
+        result = api.generate_assignment(assignment, force=True)
+        if not result["success"]:
+            print(f"`nbgrader generate_assignment {assignment}` failed:\n{result.get('log', '')}\n"
+                  f"{result.get('error', '')}", file=sys.stderr)
+            return 1
+        print(f"{_GENERATED}{assignment}", flush=True)
+    return 0
 
 
 def release(

@@ -99,3 +99,20 @@ def test_release_command_rejects_an_unknown_step(tmp_path):
     done = subprocess.run([sys.executable, "-m", "autograder.release", "--output", str(tmp_path), "--only", "nope"],
                           cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 1 and "unknown assignment(s) nope" in done.stderr
+
+
+def test_release_command_names_the_step_nbgrader_could_not_build(tmp_path):
+    """All steps are generated in one nbgrader process: a step it cannot build still fails the
+    release with exit 1, nbgrader's own error, and the step named."""
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    for name in ("00-play.ipynb", "01-neighbors.ipynb"):
+        (notebooks / name).write_bytes((NOTEBOOKS / name).read_bytes())
+    (notebooks / "01-neighbors.ipynb").write_text('{"cells": "not a list"}')
+    done = subprocess.run([sys.executable, "-m", "autograder.release", "--output", str(tmp_path / "out"),
+                           "--notebooks", str(notebooks), "--only", "play", "neighbors"],
+                          cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "`nbgrader generate_assignment neighbors` failed" in done.stderr, done.stderr[-3000:]
+    assert "[ERROR]" in done.stderr
+    assert not (tmp_path / "out").exists(), "a failed release wrote a partial output folder"
