@@ -96,14 +96,6 @@ def test_grade_a_course_folder(course):
     assert forced.returncode == 0 and "graded 1, kept 0" in forced.stdout
 
 
-def test_check_passes_for_hypermines():
-    result = run("check", "--assignment", "hypermines")
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "[ok] reference scores full marks well inside the limit: 20/20" in result.stdout
-    assert "[ok] starter version scores 0 without crashing: 0/20" in result.stdout
-    assert "[ok] release notebook and feedback contain no hidden tests or solution code" in result.stdout
-
-
 def test_grading_without_the_instructor_folder_fails_clearly(tmp_path, reference_source):
     (tmp_path / "lab.py").write_text(reference_source)
     env_python = [sys.executable, "-c", "import sys; from autograder.cli import main; sys.exit(main())"]
