@@ -106,19 +106,27 @@ def build_course(
     chosen = setup_course(course, notebooks, assignments)
     env = _nbgrader_env()
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
-    command = [sys.executable, "-c", "import sys; from autograder.release import _generate; sys.exit(_generate())",
-               *chosen]
-    with tqdm(total=len(chosen), desc="nbgrader generate_assignment", unit="step", disable=not progress) as bar:
-        child = subprocess.Popen(command, cwd=course, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 text=True)
-        assert child.stdout is not None and child.stderr is not None
+    command = [
+        sys.executable,
+        "-c",
+        "import sys; from autograder.release import _generate; sys.exit(_generate())",
+        *chosen,
+    ]
+    # stderr goes to a file, not a pipe: a child with a long log must never block while we read stdout.
+    with (
+        tqdm(total=len(chosen), desc="nbgrader generate_assignment", unit="step", disable=not progress) as bar,
+        tempfile.TemporaryFile(mode="w+") as errors,
+    ):
+        child = subprocess.Popen(command, cwd=course, env=env, stdout=subprocess.PIPE, stderr=errors, text=True)
+        assert child.stdout is not None
         for line in child.stdout:
             if line.startswith(_GENERATED):
                 bar.update(1)
-        failure = child.stderr.read()
         if child.wait() != 0:
-            raise RuntimeError(f"nbgrader generate_assignment failed (exit {child.returncode}) in {course}:\n"
-                               f"{failure[-8000:]}")
+            errors.seek(0)
+            raise RuntimeError(
+                f"nbgrader generate_assignment failed (exit {child.returncode}) in {course}:\n{errors.read()[-8000:]}"
+            )
     return course / "release"
 
 
@@ -138,8 +146,11 @@ def _generate() -> int:
     for assignment in sys.argv[1:]:
         result = api.generate_assignment(assignment, force=True)
         if not result["success"]:
-            print(f"`nbgrader generate_assignment {assignment}` failed:\n{result.get('log', '')}\n"
-                  f"{result.get('error', '')}", file=sys.stderr)
+            print(
+                f"`nbgrader generate_assignment {assignment}` failed:\n{result.get('log', '')}\n"
+                f"{result.get('error', '')}",
+                file=sys.stderr,
+            )
             return 1
         print(f"{_GENERATED}{assignment}", flush=True)
     return 0
