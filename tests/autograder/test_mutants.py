@@ -24,8 +24,10 @@ pytestmark = pytest.mark.slow
 ASSIGNMENTS = ("neighbors", "make-board", "flood-fill", "hypermines", "bots")
 MUTANTS = {a: importlib.import_module(f"mutants.{a.replace('-', '_')}").MUTANTS for a in ASSIGNMENTS}
 SEED = 7
-#: Grading settings of the tests: fewer bot games than a real run (100), to keep them short.
-SETTINGS = {"bots": {"bot_games": 30}}
+#: Grading settings of the tests, to keep them short: fewer bot games than a real run (100), and a
+#: 300x300 size case for the flood (a real run floods 1000x1000, some 7 s of CPU for each of the
+#: fifteen gradings; 300x300 still overflows a recursive flood, as one mutant must).
+SETTINGS = {"bots": {"bot_games": 30}, "flood-fill": {"flood_size": 300}}
 GRADER_ERROR = "grader could not finish"
 
 
@@ -101,6 +103,16 @@ def check_mutant(report, mutant: Mutant) -> None:
                          ids=lambda value: value if isinstance(value, str) else value.name)
 def test_each_mutant_loses_points_where_its_bug_is(graded, assignment, mutant):
     check_mutant(graded(assignment)[mutant.name], mutant)
+
+
+def test_without_the_setting_the_size_case_floods_1000x1000(tmp_path):
+    """The mutants above flood 300x300 (``SETTINGS``); a grading run without settings, as every
+    student's, floods the 1000x1000 field the notebook states."""
+    recurses = next(m for m in MUTANTS["flood-fill"] if m.name == "iterative_flood_recurses")
+    report = grade("flood-fill", {recurses.name: mutate(reference_source("flood-fill"), recurses)}, tmp_path, {})
+    size_case = next(t for t in report[recurses.name].tests if t.id == "test_flood_fill_iterative_1000x1000")
+    assert size_case.status == "failed", size_case
+    assert "1000x1000 field with one mine in the far corner" in size_case.output, size_case.output
 
 
 # ------------------------------------------------------------------------------- bots: stability

@@ -403,13 +403,16 @@ def test_flood_fill_iterative_small(box, seed):
 
 @points(2)
 @time_limit(90)
-def test_flood_fill_iterative_1000x1000(box):
+def test_flood_fill_iterative_1000x1000(box, settings):
     """flood_fill_iterative survives a 1000x1000 field (size case)"""
     require(box, "MineField", "VisibleField", "flood_fill_iterative")
-    field = [[False] * 1000 for _ in range(1000)]
-    field[999][999] = True
-    case = "1000x1000 field with one mine in the far corner, flood from (0, 0)"
+    # Always 1000 when grading students. The kit's own tests grade dozens of near-copies of the
+    # reference and ask for a smaller field (setting ``flood_size``) where the size is not the point.
+    size = int(settings.get("flood_size") or 1000)
+    field = [[False] * size for _ in range(size)]
+    field[size - 1][size - 1] = True
+    case = f"{size}x{size} field with one mine in the far corner, flood from (0, 0)"
     with during(case):
         visible = box.call("VisibleField", box.call("MineField", field))
         got = box.call("flood_fill_iterative", visible, 0, 0)
-    check_equal(got, 999_999, what="the number of cells opened", case=case)
+    check_equal(got, size * size - 1, what="the number of cells opened", case=case)
