@@ -23,8 +23,10 @@ from browser.support import CHROMIUM, CHROMIUM_ARGS, Lab, Notebook, open_noteboo
 # Session fixtures costly enough that all their users must share one worker, and the group they form.
 SHARED_SERVERS = {"lab": "browser", "browser": "browser", "page": "browser", "notebook": "browser",
                   "course": "nbgrader", "stage": "redteam"}
-# Groups known to take minutes, started first (longest first); the rest follow in file order.
-LONG_GROUPS = ("redteam", "browser", "nbgrader")
+# Groups known to take minutes, started first (longest first, as measured with --durations); the
+# rest follow in file order.
+LONG_GROUPS = ("browser", "tests/notebooks/test_workspace.py", "nbgrader", "tests/autograder/test_mutants.py",
+               "redteam", "tests/autograder/test_deterministic_grades.py", "tests/autograder/test_hostile.py")
 
 
 def shared_groups(items: list[pytest.Item]) -> dict[str, str]:

@@ -112,8 +112,8 @@ def click_a_covered_cell(page, board) -> tuple[int, int] | None:
 
 
 @pytest.mark.parametrize("name", sorted(ASSIGNMENTS))
-def test_student_walks_through_the_step(course, lab, page, name):
-    released = nbformat.read(course / "release" / ASSIGNMENTS[name] / name, as_version=4)
+def test_student_walks_through_the_step(release_folder, lab, page, name):
+    released = nbformat.read(release_folder / ASSIGNMENTS[name] / name, as_version=4)
     board_cells, probe_source = WALK[name]
     released.cells.append(nbformat.v4.new_code_cell(PROBE_HEAD + probe_source))
     nbformat.write(released, lab.notebooks / name)
