@@ -45,8 +45,11 @@ def shared_groups(items: list[pytest.Item]) -> dict[str, str]:
     return {group: find(group) for group in joined}
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups into the node ids
 def pytest_collection_modifyitems(config, items):
-    if config.getoption("dist", "no") == "no":
+    # The workers collect (and pytest-xdist names each test by its group there); on a worker, the
+    # option "dist" reads "no" and "loadgroup" says what was asked.
+    if config.getoption("dist", "no") == "no" and not getattr(config.option, "loadgroup", False):
         return
     joined = shared_groups(items)
     groups: dict[str, list[pytest.Item]] = {}
