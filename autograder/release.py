@@ -94,6 +94,10 @@ def setup_course(course: Path, notebooks: Path = NOTEBOOKS, assignments: Iterabl
     return chosen
 
 
+# The line the child of build_course prints for each step it has generated.
+_GENERATED = "generated "
+
+
 def build_course(
     course: Path, notebooks: Path = NOTEBOOKS, assignments: Iterable[str] | None = None, progress: bool = True
 ) -> Path:
@@ -128,9 +132,6 @@ def build_course(
                 f"nbgrader generate_assignment failed (exit {child.returncode}) in {course}:\n{errors.read()[-8000:]}"
             )
     return course / "release"
-
-
-_GENERATED = "generated "
 
 
 def _generate() -> int:

@@ -20,5 +20,5 @@ def course(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def release_folder(tmp_path_factory):
-    """The student versions as `make release` writes them: ``released / <assignment> / <notebook>``."""
+    """The student versions as `make release` writes them: ``release_folder / <assignment> / <notebook>``."""
     return release(tmp_path_factory.mktemp("release"), progress=False)
