@@ -5,10 +5,19 @@ source notebook goes through nbgrader's generate_assignment a single time, and t
 tests add their submissions to the same course. Tests that only read the student versions use
 `release_folder` instead: a release of their own, so under pytest-xdist they need not share a worker
 with the course's users (tests/conftest.py groups the users of each shared fixture).
+
+`autograded` submits every source notebook to that course, complete and once per exercise left
+unwritten, and runs nbgrader's autograde on them: the official grades, and nbgrader's own
+execution of each complete source notebook (all submissions of one assignment in one call, as
+nbgrader is slow).
 """
+import json
+
+import nbformat
 import pytest
 
-from autograder.release import build_course, release
+from autograder.release import build_course, nbgrader, release
+from notebook_tools import COMPLETE, GRADED, NOTEBOOKS, exercises, unwritten
 
 
 @pytest.fixture(scope="session")
@@ -22,3 +31,25 @@ def course(tmp_path_factory):
 def release_folder(tmp_path_factory):
     """The student versions as `make release` writes them: ``release_folder / <assignment> / <notebook>``."""
     return release(tmp_path_factory.mktemp("release"), progress=False)
+
+
+@pytest.fixture(scope="session")
+def autograded(course):
+    """Submit the complete notebook and one copy per exercise left unwritten; autograde them all."""
+    graded = {}
+    for name, assignment in GRADED.items():
+        nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+        students = {COMPLETE: nb}
+        for exercise in exercises(nb):
+            copy = nbformat.from_dict(json.loads(json.dumps(nb)))
+            for cell in copy.cells:
+                if cell.id == exercise:
+                    cell.source = unwritten(cell.source)
+            students[f"without-{exercise}"] = copy
+        for student, notebook in students.items():
+            folder = course / "submitted" / student / assignment
+            folder.mkdir(parents=True, exist_ok=True)
+            nbformat.write(notebook, folder / name)
+        nbgrader(course, "autograde", assignment, "--force")
+        graded[assignment] = list(students)
+    return graded

@@ -1,6 +1,7 @@
 """Shared helpers for the notebook tests: where the notebooks are, and how to run one cell by cell."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,6 +47,11 @@ def execute(path: Path, timeout: int = 300) -> tuple[nbformat.NotebookNode, list
         resources={"metadata": {"path": str(path.parent)}},
     )
     client.execute()
+    return nb, errors_in(nb)
+
+
+def errors_in(nb: nbformat.NotebookNode) -> list[CellError]:
+    """Each error an executed notebook's cells show, in order."""
     errors = []
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code":
@@ -53,8 +59,38 @@ def execute(path: Path, timeout: int = 300) -> tuple[nbformat.NotebookNode, list
         for output in cell.get("outputs", []):
             if output.output_type == "error":
                 errors.append(CellError(index, cell.get("id", ""), output.ename, output.evalue, cell.source))
-    return nb, errors
+    return errors
 
 
 def describe(errors: list[CellError]) -> str:
     return "\n".join(f"cell {e.index} ({e.cell_id}): {e.ename}: {e.evalue}\n{e.source[:300]}" for e in errors)
+
+
+# ---------------------------------------------------------------- exercises and submissions
+
+SOLUTION_REGION = re.compile(r"^([ \t]*)### BEGIN SOLUTION\n.*?^[ \t]*### END SOLUTION[ \t]*$", re.S | re.M)
+#: The student id of each assignment's complete submission (the source notebook as it is).
+COMPLETE = "complete"
+
+
+def unwritten(source: str) -> str:
+    """The cell as a student who wrote nothing leaves it: each solution region a NotImplementedError."""
+    return SOLUTION_REGION.sub(lambda m: f"{m.group(1)}raise NotImplementedError()", source)
+
+
+def exercises(nb) -> list[str]:
+    return [c.id for c in nb.cells if nbgrader_meta(c).get("solution")]
+
+
+def visible_tests_after(nb, exercise: str) -> list[str]:
+    """The grade ids of the visible tests that follow an exercise, up to the next exercise."""
+    ids, seen = [], False
+    for cell in nb.cells:
+        meta = nbgrader_meta(cell)
+        if cell.id == exercise:
+            seen = True
+        elif seen and meta.get("solution"):
+            break
+        elif seen and meta.get("grade"):
+            ids.append(meta["grade_id"])
+    return ids

@@ -3,10 +3,9 @@ reference solutions, fewer points whenever one exercise is left unwritten, and t
 as the kit's `autograder grade` on the same files (a student's self-check and the official
 grade never disagree).
 
-All submissions of one assignment are autograded in one nbgrader call (nbgrader is slow).
+The submissions and their autograding are the ``autograded`` fixture (conftest.py).
 """
 import json
-import re
 import subprocess
 import sys
 
@@ -14,56 +13,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.release import nbgrader
-from notebook_tools import GRADED, NOTEBOOKS, REPO, nbgrader_meta
-
-SOLUTION_REGION = re.compile(r"^([ \t]*)### BEGIN SOLUTION\n.*?^[ \t]*### END SOLUTION[ \t]*$", re.S | re.M)
-COMPLETE = "complete"
-
-
-def unwritten(source: str) -> str:
-    """The cell as a student who wrote nothing leaves it: each solution region a NotImplementedError."""
-    return SOLUTION_REGION.sub(lambda m: f"{m.group(1)}raise NotImplementedError()", source)
-
-
-def exercises(nb) -> list[str]:
-    return [c.id for c in nb.cells if nbgrader_meta(c).get("solution")]
-
-
-def visible_tests_after(nb, exercise: str) -> list[str]:
-    """The grade ids of the visible tests that follow an exercise, up to the next exercise."""
-    ids, seen = [], False
-    for cell in nb.cells:
-        meta = nbgrader_meta(cell)
-        if cell.id == exercise:
-            seen = True
-        elif seen and meta.get("solution"):
-            break
-        elif seen and meta.get("grade"):
-            ids.append(meta["grade_id"])
-    return ids
-
-
-@pytest.fixture(scope="session")
-def autograded(course):
-    """Submit the complete notebook and one copy per exercise left unwritten; autograde them all."""
-    graded = {}
-    for name, assignment in GRADED.items():
-        nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-        students = {COMPLETE: nb}
-        for exercise in exercises(nb):
-            copy = nbformat.from_dict(json.loads(json.dumps(nb)))
-            for cell in copy.cells:
-                if cell.id == exercise:
-                    cell.source = unwritten(cell.source)
-            students[f"without-{exercise}"] = copy
-        for student, notebook in students.items():
-            folder = course / "submitted" / student / assignment
-            folder.mkdir(parents=True, exist_ok=True)
-            nbformat.write(notebook, folder / name)
-        nbgrader(course, "autograde", assignment, "--force")
-        graded[assignment] = list(students)
-    return graded
+from notebook_tools import COMPLETE, GRADED, NOTEBOOKS, REPO, exercises, nbgrader_meta, visible_tests_after
 
 
 def nbgrader_scores(course, assignment, students):

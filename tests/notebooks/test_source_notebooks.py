@@ -2,16 +2,31 @@
 import nbformat
 import pytest
 
-from notebook_tools import ASSIGNMENTS, NOTEBOOKS, describe, execute, nbgrader_meta
+from notebook_tools import ASSIGNMENTS, COMPLETE, GRADED, NOTEBOOKS, describe, errors_in, execute, nbgrader_meta
 
 
-@pytest.mark.parametrize("name", sorted(ASSIGNMENTS))
-def test_source_notebook_runs_clean(name):
-    nb, errors = execute(NOTEBOOKS / name)
+def assert_runs_clean(name: str, nb: nbformat.NotebookNode) -> None:
+    errors = errors_in(nb)
     assert not errors, f"{name} raised errors:\n{describe(errors)}"
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    assert outputs, f"{name}: no cell has any output: was it executed?"
     # The board cells dig once from Python and print any error the student's code raised there.
-    printed = [o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    printed = [o.get("text", "") for o in outputs]
     assert not [t for t in printed if "board error:" in t], f"{name}: a board reported an error: {printed}"
+
+
+@pytest.mark.parametrize("name", sorted(GRADED))
+def test_source_notebook_runs_clean(course, autograded, name):
+    """A graded step's source notebook, submitted as it is, has been run by nbgrader's autograde
+    (the ``autograded`` fixture): its executed copy is read, not run a second time."""
+    path = course / "autograded" / COMPLETE / GRADED[name] / name
+    assert path.is_file(), f"nbgrader's autograde left no executed copy of {name} at {path}"
+    assert_runs_clean(name, nbformat.read(path, as_version=4))
+
+
+def test_ungraded_source_notebook_runs_clean():
+    name = next(name for name in ASSIGNMENTS if name not in GRADED)
+    assert_runs_clean(name, execute(NOTEBOOKS / name)[0])
 
 
 @pytest.mark.parametrize("name", sorted(ASSIGNMENTS))

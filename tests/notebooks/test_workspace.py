@@ -252,7 +252,7 @@ def test_validate_fails_the_student_version_with_the_visible_tests(workspace, tm
     failed = int(re.search(r"VALIDATION FAILED ON (\d+) CELL", out).group(1))
     assert failed == graded, f"{name}: {failed} cells failed, the notebook has {graded} visible tests"
     assert "NotImplementedError" in out
-    assert any(f'Visible test "' in line for line in out.splitlines()), "the failing test cells are not shown"
+    assert any('Visible test "' in line for line in out.splitlines()), "the failing test cells are not shown"
 
 
 # Two natural misreadings of step 3's rules: mines left counted from the cells showing MINE_GUESS
