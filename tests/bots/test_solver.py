@@ -100,9 +100,19 @@ def test_solver_wins_a_board_that_needs_no_guess():
     assert game.state == "victory"
 
 
-def best_win_chance(placements, cells, number_of, state, opened):
+def best_win_chance(placements, cells, number_of, state, opened, memo=None):
     """Test oracle: the best chance to win from `state` (placement ids still possible), trying every
-    covered cell not yet opened; a dug cell shows its number; won once no cell is uncertain."""
+    covered cell not yet opened; a dug cell shows its number; won once no cell is uncertain.
+    (`memo` keeps each (state, opened) already worked out: the same position is met by many orders
+    of digs.)"""
+    memo = {} if memo is None else memo
+    key = (tuple(state), opened)
+    if key not in memo:
+        memo[key] = _best_win_chance(placements, cells, number_of, state, opened, memo)
+    return memo[key]
+
+
+def _best_win_chance(placements, cells, number_of, state, opened, memo):
     uncertain = [c for c in cells if c not in opened
                  and 0 < sum(c in placements[i] for i in state) < len(state)]
     if not uncertain:
@@ -117,7 +127,7 @@ def best_win_chance(placements, cells, number_of, state, opened):
                 groups.setdefault(number_of(i, c), []).append(i)
         if not groups:
             continue
-        chance = sum(len(g) * best_win_chance(placements, cells, number_of, g, opened | {c})
+        chance = sum(len(g) * best_win_chance(placements, cells, number_of, g, opened | {c}, memo)
                      for g in groups.values()) / len(state)
         best = max(best, chance)
     return best
@@ -150,14 +160,15 @@ def test_endgame_search_picks_a_cell_with_the_best_chance_to_win():
             return sum(charges[j] for j in table[c] if j in placements[i])
 
         everything = list(range(len(placements)))
-        optimum = best_win_chance(placements, covered, number_of, everything, frozenset())
+        memo: dict = {}
+        optimum = best_win_chance(placements, covered, number_of, everything, frozenset(), memo)
         choice = endgame_choice(view, grid, set())
         assert choice in covered, f"the endgame search chose {choice!r}, not a covered cell"
         groups = {}
         for i in everything:
             if choice not in placements[i]:
                 groups.setdefault(number_of(i, choice), []).append(i)
-        achieved = sum(len(g) * best_win_chance(placements, covered, number_of, g, frozenset({choice}))
+        achieved = sum(len(g) * best_win_chance(placements, covered, number_of, g, frozenset({choice}), memo)
                        for g in groups.values()) / len(placements)
         assert achieved == pytest.approx(optimum, abs=1e-9)
         checked += 1
