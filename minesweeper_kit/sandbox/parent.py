@@ -18,9 +18,11 @@ sandbox (files go in through the pipe), it refuses an answer longer than
 Time is the child's CPU time (user + system, its processes included), read from the kernel by
 the parent, so a grade does not depend on what else the machine is doing. Two wall-clock guards
 catch code that sleeps or blocks instead: a call whose child uses no CPU time (less than
-``IDLE_CPU`` seconds) for ``idle_seconds`` is stopped, and no call outlasts ``wall_factor``
-times its CPU limit plus ``wall_slack`` seconds. Even on a machine so busy that the child gets
-a tenth of a core, a CPU-bound call is never stopped by either.
+``IDLE_CPU`` seconds) for ``idle_seconds`` while none of its processes is running, ready to run or
+waiting inside the kernel is stopped, and no call outlasts ``wall_factor`` times its CPU limit plus
+``wall_slack`` seconds. Even on a machine so busy that the child gets a tenth of a core, a
+CPU-bound call is never stopped by either; one that gets no core at all for seconds at a time is
+not stopped by the idle guard.
 """
 
 from __future__ import annotations
@@ -140,13 +142,20 @@ class ResultError(SandboxError):
     """The child's answer was too large or not valid JSON."""
 
 
-def _process_ticks(pid: int) -> int | None:
-    """A process's user and system time plus that of the children it reaped, in clock ticks;
-    None when it has gone."""
+#: Process states (``/proc/PID/stat``) in which a process is not idle by its own choice: running or
+#: waiting for a core (R), or in an uninterruptible wait inside the kernel (D: a page read back from
+#: a busy disk, memory reclaim). Sleeping (S), stopped (T) and the rest are the code's doing.
+_NOT_IDLE_STATES = (b"R", b"D")
+
+
+def _process_stat(pid: int) -> tuple[int, bool] | None:
+    """A process's user and system time plus that of the children it reaped, in clock ticks, and
+    whether it is running, ready to run or waiting in the kernel (not idle however little CPU
+    time it gets); None when it has gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             fields = handle.read().rsplit(b")", 1)[1].split()
-        return sum(int(x) for x in fields[11:15])
+        return sum(int(x) for x in fields[11:15]), fields[0] in _NOT_IDLE_STATES
     except (OSError, ValueError, IndexError):
         return None
 
@@ -280,6 +289,7 @@ class Sandbox:
         self._cpu_before = 0.0  # CPU seconds of earlier (killed) children
         self._cpu_last = 0.0  # last reading of the current child
         self._tree: tuple[int, list[int], float] = (0, [], 0.0)  # the child's processes, as last found
+        self._active = False  # at the last reading, a process of the child was running, ready or in the kernel
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> Sandbox:
@@ -688,24 +698,27 @@ class Sandbox:
         now = time.monotonic()
         root, pids, found_at = self._tree
         if root == process.pid and now - found_at < self._TREE_REFRESH:
-            total = 0
+            total, active = 0, False
             for pid in pids:
-                ticks = _process_ticks(pid)
-                if ticks is None:  # gone: its time moved to whoever reaped it, so look again
+                stat = _process_stat(pid)
+                if stat is None:  # gone: its time moved to whoever reaped it, so look again
                     break
-                total += ticks
+                total += stat[0]
+                active = active or stat[1]
             else:
+                self._active = active
                 return total / _CLOCK_TICKS
-        total, seen, todo = 0, [], [process.pid]
+        total, active, seen, todo = 0, False, [], [process.pid]
         while todo:
             pid = todo.pop()
             if pid in seen:
                 continue
-            ticks = _process_ticks(pid)
-            if ticks is None:
+            stat = _process_stat(pid)
+            if stat is None:
                 continue
             seen.append(pid)
-            total += ticks
+            total += stat[0]
+            active = active or stat[1]
             try:
                 for task in os.listdir(f"/proc/{pid}/task"):
                     with open(f"/proc/{pid}/task/{task}/children", "rb") as handle:
@@ -713,6 +726,7 @@ class Sandbox:
             except (OSError, ValueError):
                 continue
         self._tree = (process.pid, seen, now)
+        self._active = active
         return total / _CLOCK_TICKS
 
     def _limits_for(self, timeout: float | None, used: float) -> tuple[float | None, str]:
@@ -763,7 +777,12 @@ class Sandbox:
     def _guard(self, cpu_start: float, cpu_limit: float | None) -> Callable[[], bool]:
         """The check made while waiting on the child: whether the call has used up ``cpu_limit``
         CPU seconds since ``cpu_start``; raises ``TimeoutError("wall")`` past the wall-clock limit
-        and ``TimeoutError("idle")`` when the child has used no CPU time for ``idle_seconds``."""
+        and ``TimeoutError("idle")`` when the child has used no CPU time for ``idle_seconds``.
+
+        A child that is ready to run but gets no core (a machine crowded with other processes), or
+        that waits inside the kernel (pages read back from a busy disk), is not idle: at every
+        reading where one of its processes is in such a state the idle clock starts again. Only
+        the wall-clock limit bounds such a call."""
         wall_end = None if cpu_limit is None else time.monotonic() + cpu_limit * self.wall_factor + self.wall_slack
         progress = [time.monotonic(), cpu_start]  # when the child last used CPU time, and how much
 
@@ -773,7 +792,7 @@ class Sandbox:
             now, cpu = time.monotonic(), self.cpu_seconds()
             if now >= (wall_end or 0):
                 raise TimeoutError("wall")
-            if cpu - progress[1] >= self.IDLE_CPU:
+            if cpu - progress[1] >= self.IDLE_CPU or self._active:  # working, or starved, not sleeping
                 progress[:] = [now, cpu]
             elif now - progress[0] >= self.idle_seconds:
                 raise TimeoutError("idle")

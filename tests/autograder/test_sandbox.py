@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -141,6 +144,76 @@ def test_sleeping_code_meets_the_wall_clock_guard(no_survivors):
         assert raised.value.kind == "wall"
         assert time.monotonic() - started < 300  # long before the absolute guard (310 s)
         assert sandbox.cpu_seconds() < 1
+
+
+def threads_of(pid: int) -> list[int]:
+    """Every thread of a process and of all its descendants, by host id."""
+    found, todo = [], [pid]
+    while todo:
+        for task in os.listdir(f"/proc/{todo.pop()}/task"):
+            found.append(int(task))
+            with open(f"/proc/{task}/task/{task}/children") as handle:
+                todo.extend(int(x) for x in handle.read().split())
+    return found
+
+
+@contextlib.contextmanager
+def throttled(threads: list[int], share: float):
+    """The threads held to ``share`` of one core by a CPU cgroup of their own (cgroup v1's cpu
+    controller, or v2's cpu.max), then moved back where they were. Needs root."""
+    period = 1_000_000
+    quota = max(1000, int(share * period))
+    v1 = Path("/sys/fs/cgroup/cpu")
+    if (v1 / "cpu.cfs_quota_us").exists():
+        group = v1 / f"throttle-test-{os.getpid()}"
+        group.mkdir()
+        (group / "cpu.cfs_period_us").write_text(str(period))
+        (group / "cpu.cfs_quota_us").write_text(str(quota))
+        tasks, home = group / "tasks", v1 / "tasks"
+    else:
+        v2 = Path("/sys/fs/cgroup")
+        group = v2 / f"throttle-test-{os.getpid()}"
+        group.mkdir()
+        (group / "cpu.max").write_text(f"{quota} {period}")
+        tasks, home = group / "cgroup.procs", v2 / "cgroup.procs"
+    try:
+        for thread in threads:
+            tasks.write_text(str(thread))
+        yield
+    finally:
+        for thread in tasks.read_text().split():
+            with contextlib.suppress(OSError):  # gone already
+                home.write_text(thread)
+        group.rmdir()
+
+
+def test_a_child_starved_of_cpu_is_not_idle(no_survivors):
+    """A call whose child is ready to run but gets next to no CPU time, for four times the idle
+    guard's wait, is not stopped as idle: it is starved, not sleeping. For those 4 s a CPU cgroup
+    holds the child to 0.1 % of a core (less than the guard's 0.02 s of CPU a second); then it
+    runs freely again."""
+    source = ("import time\n"
+              "def work(seconds):\n"
+              "    end = time.process_time() + seconds\n"
+              "    while time.process_time() < end:\n"
+              "        pass\n"
+              "    return 'done'\n")
+    answer: list = []
+
+    def call(sandbox: Sandbox) -> None:
+        try:
+            answer.append(sandbox.call("work", 0.2, timeout=30))
+        except Exception as error:  # noqa: BLE001 - the test reports it
+            answer.append(error)
+
+    with Sandbox(source, idle_seconds=1.0) as sandbox:
+        with throttled(threads_of(sandbox.pid), 0.001):
+            caller = threading.Thread(target=call, args=(sandbox,))
+            caller.start()
+            caller.join(4.0)
+            assert caller.is_alive(), f"the call ended while the child was throttled: {answer}"
+        caller.join(60)
+        assert answer == ["done"]
 
 
 def test_the_absolute_wall_clock_guard_stops_a_call_that_trickles(no_survivors):
