@@ -27,6 +27,7 @@ not stopped by the idle guard.
 
 from __future__ import annotations
 
+import atexit
 import base64
 import contextlib
 import json
@@ -183,12 +184,14 @@ def _describe_exit(code: int | None) -> str:
 
 def _runtime_folder(kit: bool) -> str:
     """A private, read-only-to-the-child folder with the child's code (and, for bots, the kit's
-    allowed modules), built once per grader process and reused by every sandbox."""
+    allowed modules), built once per grader process, reused by every sandbox and removed when
+    that process exits."""
     key = "kit" if kit else "plain"
     cached = _RUNTIMES.get(key)
     if cached and os.path.isdir(cached):
         return cached
     folder = tempfile.mkdtemp(prefix=f"minesweeper-sandbox-runtime-{key}-")
+    atexit.register(_remove_runtime, folder, os.getpid())
     os.chmod(folder, 0o755)
     here = Path(__file__).resolve().parent
     for name in _RUNTIME_FILES:
@@ -207,6 +210,13 @@ def _runtime_folder(kit: bool) -> str:
 
 
 _RUNTIMES: dict[str, str] = {}
+
+
+def _remove_runtime(folder: str, owner: int) -> None:
+    """Remove a runtime folder at exit, in the process that built it only (a forked copy that
+    exits normally must not take its parent's folder away)."""
+    if os.getpid() == owner:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _site_paths() -> list[str]:

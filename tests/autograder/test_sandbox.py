@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -214,6 +216,24 @@ def test_a_child_starved_of_cpu_is_not_idle(no_survivors):
             assert caller.is_alive(), f"the call ended while the child was throttled: {answer}"
         caller.join(60)
         assert answer == ["done"]
+
+
+RUNTIME_USER = """
+from minesweeper_kit.sandbox import Sandbox, parent
+with Sandbox("def f():\\n    return 1\\n") as box:
+    assert box.call("f", timeout=10) == 1
+print(parent._RUNTIMES["plain"])
+"""
+
+
+def test_the_runtime_folder_goes_when_the_grader_exits(no_survivors):
+    """Each grading process builds the children's runtime folder once, in the temporary folder;
+    it is removed when that process exits, so batch after batch leaves nothing behind."""
+    done = subprocess.run([sys.executable, "-c", RUNTIME_USER], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    folder = Path(done.stdout.strip())
+    assert folder.name.startswith("minesweeper-sandbox-runtime-plain-"), done.stdout
+    assert not folder.exists(), f"{folder} was left behind"
 
 
 def test_the_absolute_wall_clock_guard_stops_a_call_that_trickles(no_survivors):
