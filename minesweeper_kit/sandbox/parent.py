@@ -190,7 +190,8 @@ def _runtime_folder(kit: bool) -> str:
     cached = _RUNTIMES.get(key)
     if cached and os.path.isdir(cached):
         return cached
-    folder = tempfile.mkdtemp(prefix=f"minesweeper-sandbox-runtime-{key}-")
+    _remove_orphaned_runtimes()
+    folder = tempfile.mkdtemp(prefix=f"{_RUNTIME_PREFIX}{key}-{os.getpid()}-")
     atexit.register(_remove_runtime, folder, os.getpid())
     os.chmod(folder, 0o755)
     here = Path(__file__).resolve().parent
@@ -210,6 +211,33 @@ def _runtime_folder(kit: bool) -> str:
 
 
 _RUNTIMES: dict[str, str] = {}
+
+
+_RUNTIME_PREFIX = "minesweeper-sandbox-runtime-"
+
+
+def _remove_orphaned_runtimes() -> None:
+    """Remove the runtime folders of this user's grading processes that have ended without their
+    exit handler (killed, or stopped by a pool that terminates its workers): each folder's name
+    holds the id of the process that built it."""
+    base = tempfile.gettempdir()
+    try:
+        names = [n for n in os.listdir(base) if n.startswith(_RUNTIME_PREFIX)]
+    except OSError:
+        return
+    for name in names:
+        parts = name[len(_RUNTIME_PREFIX) :].split("-")
+        if len(parts) != 3 or not parts[1].isdigit():
+            continue
+        path = os.path.join(base, name)
+        try:
+            if os.lstat(path).st_uid != os.getuid() or os.path.islink(path):
+                continue
+            os.kill(int(parts[1]), 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except OSError:  # alive under another user, or the folder went meanwhile
+            continue
 
 
 def _remove_runtime(folder: str, owner: int) -> None:
