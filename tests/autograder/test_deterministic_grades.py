@@ -3,10 +3,10 @@
 One batch of three hypermines submissions is graded first in this process (``grade_batch``,
 ``-j 1``) on the machine as it is: the baseline. Then the same batch is graded three more times at
 once with the command line's ``--seed``: ``-j 1``, ``-j 2`` (the process pool) and ``--dask`` on a
-local cluster of two worker processes, all held to one core beside two busy loops, so each of the
-five grading processes gets about a seventh of a core. (One core, not every core: the rest of the
-test run keeps the others, and the contention each grading meets is the same as six loops on two
-cores.) Every run must give each student the same score, the same ``feedback.txt`` and the same
+local cluster of two worker processes, all held to one core beside two busy loops, so each grading
+gets a small part of that core: about a sixth, as the kernel's autogroups give each sandbox (a
+session of its own) one share and the busy loops one share together. (One core, not every core:
+the rest of the test run keeps the others.) Every run must give each student the same score, the same ``feedback.txt`` and the same
 ``results.json``, apart from the one thing that states elapsed (wall-clock) time: the "Graded in X s" figure of the feedback and
 ``execution_time`` in ``results.json``. The CPU seconds each test used do vary from run to run;
 the feedback does not show them.
