@@ -10,7 +10,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 CHROMIUM ?= /usr/bin/chromium
 PYTEST_ARGS ?=
-# Test workers (pytest-xdist): auto, the default, uses every core (on 2 cores 13:38 against 24:25 in
+# Test workers (pytest-xdist): auto, the default, uses every core (on 2 cores 11:52 against 24:25 in
 # one process: BENCHMARKS.md); PYTEST_JOBS=0 runs the suite in one process.
 PYTEST_JOBS ?= auto
 # What `make lint` checks with ruff and mypy.
