@@ -182,6 +182,9 @@ def _describe_exit(code: int | None) -> str:
     return f"the process running the submission exited with code {code} (os._exit or a fatal error in the submission)"
 
 
+_RUNTIME_PREFIX = "minesweeper-sandbox-runtime-"  #: then "plain" or "kit", the builder's pid, a random part
+
+
 def _runtime_folder(kit: bool) -> str:
     """A private, read-only-to-the-child folder with the child's code (and, for bots, the kit's
     allowed modules), built once per grader process, reused by every sandbox and removed when
@@ -211,9 +214,6 @@ def _runtime_folder(kit: bool) -> str:
 
 
 _RUNTIMES: dict[str, str] = {}
-
-
-_RUNTIME_PREFIX = "minesweeper-sandbox-runtime-"
 
 
 def _remove_orphaned_runtimes() -> None:

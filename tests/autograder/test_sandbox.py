@@ -162,30 +162,23 @@ def threads_of(pid: int) -> list[int]:
 @contextlib.contextmanager
 def throttled(threads: list[int], share: float):
     """The threads held to ``share`` of one core by a CPU cgroup of their own (cgroup v1's cpu
-    controller, or v2's cpu.max), then moved back where they were. Needs root."""
+    controller, as on the machines the suite runs on), then moved back. Needs root."""
+    cpu = Path("/sys/fs/cgroup/cpu")
+    if not (cpu / "cpu.cfs_quota_us").exists():
+        pytest.fail(f"this test needs cgroup v1's cpu controller at {cpu}")
     period = 1_000_000
-    quota = max(1000, int(share * period))
-    v1 = Path("/sys/fs/cgroup/cpu")
-    if (v1 / "cpu.cfs_quota_us").exists():
-        group = v1 / f"throttle-test-{os.getpid()}"
-        group.mkdir()
-        (group / "cpu.cfs_period_us").write_text(str(period))
-        (group / "cpu.cfs_quota_us").write_text(str(quota))
-        tasks, home = group / "tasks", v1 / "tasks"
-    else:
-        v2 = Path("/sys/fs/cgroup")
-        group = v2 / f"throttle-test-{os.getpid()}"
-        group.mkdir()
-        (group / "cpu.max").write_text(f"{quota} {period}")
-        tasks, home = group / "cgroup.procs", v2 / "cgroup.procs"
+    group = cpu / f"throttle-test-{os.getpid()}"
+    group.mkdir()
+    (group / "cpu.cfs_period_us").write_text(str(period))
+    (group / "cpu.cfs_quota_us").write_text(str(max(1000, int(share * period))))
     try:
         for thread in threads:
-            tasks.write_text(str(thread))
+            (group / "tasks").write_text(str(thread))
         yield
     finally:
-        for thread in tasks.read_text().split():
+        for thread in (group / "tasks").read_text().split():
             with contextlib.suppress(OSError):  # gone already
-                home.write_text(thread)
+                (cpu / "tasks").write_text(thread)
         group.rmdir()
 
 
