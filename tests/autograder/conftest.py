@@ -8,8 +8,11 @@ from pathlib import Path
 import pytest
 
 # Every sandbox this session starts carries this tag, so the survivor checks below see this
-# session's sandboxes only, never another run's on the same machine.
-os.environ.setdefault("MINESWEEPER_SANDBOX_TAG", f"tests-{os.getpid()}")
+# session's sandboxes only, never another run's on the same machine. Each pytest-xdist worker tags
+# its own: the controller may have set a tag before starting the workers, and workers sharing one
+# would each count the other's sandboxes as survivors.
+if os.environ.get("PYTEST_XDIST_WORKER") or "MINESWEEPER_SANDBOX_TAG" not in os.environ:
+    os.environ["MINESWEEPER_SANDBOX_TAG"] = f"tests-{os.getpid()}"
 
 from autograder.assignments import instructor_dir
 from grader_testkit import sandbox_processes
