@@ -15,6 +15,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -232,23 +233,54 @@ def validate(path):
                           capture_output=True, text=True, timeout=900)
 
 
-@pytest.mark.parametrize("name", sorted(GRADED))
-def test_validate_passes_a_solved_workspace_notebook(workspace, tmp_path, name):
-    student = nbformat.read(workspace["folder"] / name, as_version=4)
-    path = tmp_path / name
-    nbformat.write(solved(student, nbformat.read(NOTEBOOKS / name, as_version=4)), path)
-    done = validate(path)
-    assert "Success! Your notebook passes all the tests." in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
+VALIDATING = re.compile(r"^\[ValidateApp \| INFO\] Validating '(.+?)'[ \t]*$", re.M)
+
+
+def validate_each(folder) -> dict[str, str]:
+    """`nbgrader validate` on every notebook of ``folder`` in one nbgrader process (each start costs
+    seconds): what it printed for each notebook, by file name. nbgrader logs the path before it
+    validates each one, so its output is cut at those lines (unbuffered, so the log and the
+    results keep their order)."""
+    names = sorted(p.name for p in folder.glob("*.ipynb"))
+    done = subprocess.run([sys.executable, "-u", "-m", "nbgrader", "validate", *names], cwd=folder,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1800)
+    parts = VALIDATING.split(done.stdout)
+    printed = {Path(path).name: text for path, text in zip(parts[1::2], parts[2::2])}
+    assert sorted(printed) == names, f"nbgrader validated {sorted(printed)} of {names}:\n{done.stdout[-3000:]}"
+    return printed
+
+
+@pytest.fixture(scope="module")
+def validated_solved(workspace, tmp_path_factory) -> dict[str, str]:
+    """Validate's output on each workspace notebook with every solution cell written in."""
+    folder = tmp_path_factory.mktemp("solved")
+    for name in sorted(GRADED):
+        student = nbformat.read(workspace["folder"] / name, as_version=4)
+        nbformat.write(solved(student, nbformat.read(NOTEBOOKS / name, as_version=4)), folder / name)
+    return validate_each(folder)
+
+
+@pytest.fixture(scope="module")
+def validated_unsolved(workspace, tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """Validate's output on each workspace notebook as the student first gets it."""
+    folder = tmp_path_factory.mktemp("unsolved")
+    for name in sorted(GRADED):
+        (folder / name).write_bytes((workspace["folder"] / name).read_bytes())
+    return folder, validate_each(folder)
 
 
 @pytest.mark.parametrize("name", sorted(GRADED))
-def test_validate_fails_the_student_version_with_the_visible_tests(workspace, tmp_path, name):
-    path = tmp_path / name
-    path.write_bytes((workspace["folder"] / name).read_bytes())
-    done = validate(path)
-    out = done.stdout
-    assert "VALIDATION FAILED" in out, out[-3000:] + done.stderr[-2000:]
-    graded = sum(1 for c in nbformat.read(path, as_version=4).cells if nbgrader_meta(c).get("grade"))
+def test_validate_passes_a_solved_workspace_notebook(validated_solved, name):
+    out = validated_solved[name]
+    assert "Success! Your notebook passes all the tests." in out, out[-3000:]
+
+
+@pytest.mark.parametrize("name", sorted(GRADED))
+def test_validate_fails_the_student_version_with_the_visible_tests(validated_unsolved, name):
+    folder, printed = validated_unsolved
+    out = printed[name]
+    assert "VALIDATION FAILED" in out, out[-3000:]
+    graded = sum(1 for c in nbformat.read(folder / name, as_version=4).cells if nbgrader_meta(c).get("grade"))
     failed = int(re.search(r"VALIDATION FAILED ON (\d+) CELL", out).group(1))
     assert failed == graded, f"{name}: {failed} cells failed, the notebook has {graded} visible tests"
     assert "NotImplementedError" in out
