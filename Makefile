@@ -10,9 +10,10 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 CHROMIUM ?= /usr/bin/chromium
 PYTEST_ARGS ?=
-# Test workers (pytest-xdist): auto, the default, uses every core (on 2 cores 11:52 against 24:25 in
-# one process: BENCHMARKS.md); PYTEST_JOBS=0 runs the suite in one process.
-PYTEST_JOBS ?= auto
+# Test workers (pytest-xdist): one more than the cores, the default, keeps every core busy while a
+# worker waits on a server, a sleeping submission or a time limit (on 2 cores, the same day, 3
+# workers took 7:39 against 8:33 for 2: BENCHMARKS.md); PYTEST_JOBS=0 runs in one process.
+PYTEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null) && echo $$((n + 1)) || echo auto)
 # What `make lint` checks with ruff and mypy.
 LINT_PATHS := minesweeper_kit autograder
 
@@ -24,7 +25,7 @@ help:
 	@echo "make lab-source  the same JupyterLab on notebooks/, the source versions with every solution (instructors)"
 	@echo "make lint        ruff check, ruff format --check and mypy on minesweeper_kit/ and autograder/"
 	@echo "make test        create .venv with the test extras, make sure Chromium and bubblewrap are there,"
-	@echo "                 run make lint, then the whole suite on every core (PYTEST_JOBS=0: in one process)"
+	@echo "                 run make lint, then the whole suite on cores+1 workers (PYTEST_JOBS=0: in one process)"
 	@echo "make bench       run the benchmarks in benchmarks/ and rewrite BENCHMARKS.md"
 	@echo "make release     build the student versions of the notebooks with nbgrader generate_assignment"
 
