@@ -737,7 +737,8 @@ def _deep(n):
 _deep(0)
 ''', problem=(  # the stack (a crash), the heap (an error) or the CPU time: which gives out first varies
         r"(" + CHILD_DIED + r"died \(SIGSEGV: a crash, usually a C-stack overflow from very deep recursion\)"
-        r"|the submission could not be loaded: (MemoryError|SystemError|RecursionError): .*"
+        # (a MemoryError raised with no room left for its message has none)
+        r"|the submission could not be loaded: (MemoryError|SystemError|RecursionError)(: .*)?"
         r"|time limit exceeded while loading the submission \(CPU time limit of [0-9.]+ s exceeded; "
         r"the process was killed\))")),
     Case("mmap_huge", r'''
