@@ -14,7 +14,6 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-import anywidget
 import numpy as np
 import traitlets as t
 
@@ -23,6 +22,7 @@ from ..rules import Rules
 from . import frontend
 from .codes import CellCode, decode_cells, encode_cells, is_open
 from .drivers import Driver, driver_for
+from .sliced import SlicedWidget
 from .student import StudentCodeError
 
 MAX_CELLS = 1 << 20
@@ -45,7 +45,7 @@ def _rules_of(shape: Sequence[int] | Rules | None, mines: int | None, options: d
     return Rules(tuple(shape), mines, **options)
 
 
-class Board(anywidget.AnyWidget):
+class Board(SlicedWidget):
     """Play Minesweeper inline: the kit's engine, or the student's own code.
 
     >>> Board((16, 30), 99, seed=7)                       # the engine
@@ -78,9 +78,6 @@ class Board(anywidget.AnyWidget):
     xray = t.Bool(False).tag(sync=True)
     compare = t.Bool(False).tag(sync=True)
     can_compare = t.Bool(False).tag(sync=True)
-    # Where the sliders over the extra axes start, set here when the shape changes. The front end
-    # moves its sliders without telling the kernel, so a slider move costs no round trip.
-    slice_index = t.List(t.Int()).tag(sync=True)
     cell_size = t.Int(0).tag(sync=True)
     version = t.Int(0).tag(sync=True)  # bumped by every update, so a front end can tell them apart
 

@@ -10,18 +10,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import anywidget
 import numpy as np
 import traitlets as t
 
 from ..geometry import Geometry
 from . import frontend
+from .sliced import SlicedWidget
 from .student import StudentCodeError, call_student
 
 NOTHING, CORRECT, MISSING, EXTRA, SELECTED = 0, 1, 2, 3, 4
 
 
-class NeighborExplorer(anywidget.AnyWidget):
+class NeighborExplorer(SlicedWidget):
     """``NeighborExplorer(neighbors, (4, 5))``: the student's ``neighbors(dimensions, coordinates)``
     (or ``neighbors_1d(length, x)`` when ``dimensions`` is one int) checked cell by cell."""
 
@@ -33,7 +33,6 @@ class NeighborExplorer(anywidget.AnyWidget):
     marks = t.Bytes(b"").tag(sync=True)
     summary = t.Dict({}).tag(sync=True)
     error = t.Dict({}).tag(sync=True)
-    slice_index = t.List(t.Int()).tag(sync=True)
     cell_size = t.Int(0).tag(sync=True)
     title = t.Unicode("").tag(sync=True)
 

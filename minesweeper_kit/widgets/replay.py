@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import anywidget
 import numpy as np
 import traitlets as t
 
@@ -19,6 +18,7 @@ from ..formats import jsonlog, sweepmine
 from ..game import Game
 from . import frontend
 from .codes import encode_cells, engine_codes
+from .sliced import SlicedWidget
 
 MAX_FRAME_BYTES = 64 << 20
 
@@ -56,7 +56,7 @@ def _positions_of_game(game: Game) -> tuple[list[Game], list[str]]:
     return games, labels
 
 
-class Replay(anywidget.AnyWidget):
+class Replay(SlicedWidget):
     """``Replay("game.jsonl")``, ``Replay(open("sweepmine.out").read())``, ``Replay(bot_game)``."""
 
     _esm = frontend.esm("replay")
@@ -71,7 +71,6 @@ class Replay(anywidget.AnyWidget):
     states = t.List(t.Unicode()).tag(sync=True)
     mines_left = t.List(t.Int()).tag(sync=True)
     speed = t.Float(4.0).tag(sync=True)  # moves per second while playing
-    slice_index = t.List(t.Int()).tag(sync=True)
     cell_size = t.Int(0).tag(sync=True)
 
     def __init__(self, source: Any, *, cell_size: int = 0, **kwargs: Any) -> None:

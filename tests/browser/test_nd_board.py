@@ -23,9 +23,11 @@ ONE_D = """\
 line = Board((12,), 2, seed=4)
 line"""
 
+SHOW_FIRST = "board.slice_index = [0]  # the value Python already holds"
+
 
 def test_slider_moves_and_clicks_land_in_the_visible_slice(page, notebook):
-    nb = notebook("board_3d.ipynb", [SETUP, PROBE, ONE_D])
+    nb = notebook("board_3d.ipynb", [SETUP, PROBE, ONE_D, SHOW_FIRST])
     nb.run(0)
     board = board_locator(page)
     board.locator("canvas").wait_for()
@@ -78,6 +80,15 @@ def test_slider_moves_and_clicks_land_in_the_visible_slice(page, notebook):
     assert python["slice"] == [0]
     assert python["open"][0][0][0] is True
     assert python["digs"] == 1
+
+    # slid to slice 1 in the browser, Python still holds [0]; assigning [0] brings the view back
+    sliders.first.press("ArrowRight")
+    page.wait_for_function("el => el.querySelector('.msk-slider-label').textContent === 'axis 0: 1 / 2'",
+                           arg=board.element_handle())
+    nb.run(3)
+    page.wait_for_function("el => el.querySelector('.msk-slider-label').textContent === 'axis 0: 0 / 2'",
+                           arg=board.element_handle())
+    assert board.get_attribute("data-view").split("/")[0][0] != "#"  # slice 0's dug corner is drawn
 
 
 def test_one_dimensional_board_is_one_row(page, notebook):

@@ -343,7 +343,9 @@ function sliderRow(k, n, pick) {
 
 /** One slider (and a strip of boxes) per extra axis in `container`. The slice position lives here,
  *  in the view: moving a slider calls `moved()` to redraw and sends nothing to the kernel. Python's
- *  `slice_index` only sets it, when `adopt()` is called (at the start and when Python changes it). */
+ *  `slice_index` only sets it, when `adopt()` is called (at the start and when Python changes it),
+ *  and so does a `show_slice` message (Python assigning `slice_index` the value it already holds,
+ *  which changes no trait while the user may have slid elsewhere: see widgets/sliced.py). */
 export function sliceSliders(container, model, moved) {
   let g = sliceGeometry([]), at = [], rows = [];
   function show(hovering = false, torus = false) {
@@ -358,11 +360,13 @@ export function sliceSliders(container, model, moved) {
     });
   }
   function pick(k, i) { at[k] = i; show(); moved(); }
-  function adopt() {
-    const wanted = model.get("slice_index") || [];
+  function adopt(wanted = model.get("slice_index") || []) {
     at = Array.from({ length: g.extra }, (_, k) => Math.max(0, Math.min(wanted[k] ?? 0, g.shape[k] - 1)));
     show();
   }
+  model.on("msg:custom", (message) => {
+    if (message && Array.isArray(message.show_slice)) { adopt(message.show_slice); moved(); }
+  });
   function build(geometry) {
     g = geometry;
     rows = Array.from({ length: g.extra }, (_, k) => sliderRow(k, g.shape[k], pick));
