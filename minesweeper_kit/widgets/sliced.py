@@ -22,7 +22,7 @@ class SlicedWidget(anywidget.AnyWidget):
 
     @t.validate("slice_index")
     def _show_even_when_unchanged(self, proposal: Any) -> list[int]:
-        value = [int(v) for v in proposal["value"]]
+        value = proposal["value"]  # already a list of ints: the trait's own check runs first
         if value == self.slice_index:
             self.send({"show_slice": value})
         return value

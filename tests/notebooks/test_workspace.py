@@ -228,11 +228,6 @@ def solved(student, source):
     return copy
 
 
-def validate(path):
-    return subprocess.run([sys.executable, "-m", "nbgrader", "validate", path.name], cwd=path.parent,
-                          capture_output=True, text=True, timeout=900)
-
-
 VALIDATING = re.compile(r"^\[ValidateApp \| INFO\] Validating '(.+?)'[ \t]*$", re.M)
 
 
@@ -319,9 +314,9 @@ def test_validate_and_the_grade_agree_on_a_misread_rule(workspace, tmp_path, mis
     folder.mkdir()
     nbformat.write(student, folder / name)
 
-    done = validate(folder / name)
-    assert "VALIDATION FAILED ON 1 CELL(S)" in done.stdout, done.stdout[-3000:]
-    assert message in done.stdout and "expected:" in done.stdout and "got:" in done.stdout
+    printed = validate_each(folder)[name]
+    assert "VALIDATION FAILED ON 1 CELL(S)" in printed, printed[-3000:]
+    assert message in printed and "expected:" in printed and "got:" in printed
 
     graded = subprocess.run(
         [sys.executable, "-m", "autograder.cli", "grade", "--assignment", "flood-fill", "--seed", "1",
