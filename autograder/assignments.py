@@ -7,7 +7,6 @@ install or a course checkout) or through ``AUTOGRADER_INSTRUCTOR_DIR``.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,12 +18,16 @@ __all__ = [
     "ASSIGNMENTS",
     "get_assignment",
     "instructor_dir",
-    "seed_originals_dir",
+    "originals_dir",
+    "ORIGINALS_PARTS",
     "notebooks_dir",
     "InstructorMaterialMissing",
 ]
 
 PACKAGE_DIR = Path(__file__).resolve().parent
+#: The folders of the original data: the 6.009 HyperMines tests, Project 10's boards and games,
+#: the Sweepmine files.
+ORIGINALS_PARTS = ("hypermines", "project10", "sweepmine")
 
 
 class InstructorMaterialMissing(RuntimeError):
@@ -45,23 +48,23 @@ def instructor_dir() -> Path:
     return path
 
 
-def seed_originals_dir() -> Path:
-    """The original assignments' test data: ``AUTOGRADER_SEED_ORIGINALS``, the copy shipped in
-    an exported autograder, or ``shared/seed-originals`` beside the course checkout."""
-    candidates = []
-    if os.environ.get("AUTOGRADER_SEED_ORIGINALS"):
-        candidates.append(Path(os.environ["AUTOGRADER_SEED_ORIGINALS"]))
-    with contextlib.suppress(InstructorMaterialMissing):
-        candidates.append(instructor_dir() / "data" / "seed-originals")
-    candidates.append(PACKAGE_DIR.parent.parent / "shared" / "seed-originals")
-    for path in candidates:
-        if (path / "A" / "test_inputs").is_dir():
-            return path
-    raise InstructorMaterialMissing(
-        "the original test data (seed-originals) was not found; looked in: "
-        + ", ".join(str(p) for p in candidates)
-        + ". Set AUTOGRADER_SEED_ORIGINALS."
-    )
+def originals_dir() -> Path:
+    """The original assignments' test data the hidden suites compare with: the folder named by
+    ``AUTOGRADER_ORIGINALS`` when an instructor sets it, else ``data/originals`` in the instructor
+    folder, where the kit ships its own copy (see its README for where each file came from)."""
+    override = os.environ.get("AUTOGRADER_ORIGINALS")
+    if override:
+        path, source = Path(override), "AUTOGRADER_ORIGINALS"
+    else:
+        path, source = instructor_dir() / "data" / "originals", "the instructor folder"
+    missing = [name for name in ORIGINALS_PARTS if not (path / name).is_dir()]
+    if missing:
+        raise InstructorMaterialMissing(
+            f"the original assignments' test data is not readable at {path} (from {source}): "
+            f"{', '.join(missing)} missing. It ships in autograder/instructor/data/originals; set "
+            "AUTOGRADER_ORIGINALS (or --originals) only to use other data laid out the same way."
+        )
+    return path
 
 
 def notebooks_dir() -> Path:

@@ -103,6 +103,18 @@ def _add_grade(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(CSV, JSON, a self-contained HTML page); the same as `mines tournament`",
     )
     grade.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_originals_option(grade)
+
+
+def _add_originals_option(parser: argparse.ArgumentParser) -> None:
+    """``--originals``: the one way, with ``AUTOGRADER_ORIGINALS``, to grade with data other than the kit's own."""
+    parser.add_argument(
+        "--originals",
+        type=Path,
+        metavar="DIR",
+        help="the original assignments' test data to grade with, laid out as the copy the kit ships "
+        "in autograder/instructor/data/originals (the default; the same as AUTOGRADER_ORIGINALS=DIR)",
+    )
 
 
 def _add_list(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -130,6 +142,7 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     check.add_argument("--seed", type=int, default=1, help="seed of the random cases")
     check.add_argument("--bot-games", type=int, metavar="N", help="bots assignment: games to play (default 100)")
     check.add_argument("--isolation", choices=["bwrap", "none"], default="bwrap", help=ISOLATION_HELP)
+    _add_originals_option(check)
 
 
 def _add_doctor(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -306,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
     """The ``autograder`` entry point: run one command; a user's mistake prints one line and returns
     2, not a traceback."""
     args = build_parser().parse_args(argv)
+    if getattr(args, "originals", None) is not None:  # read by the suites' fixture, here and in workers
+        os.environ["AUTOGRADER_ORIGINALS"] = str(args.originals.resolve())
     handlers = {
         "grade": _grade,
         "list": _list,

@@ -25,7 +25,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from .assignments import PACKAGE_DIR, get_assignment, seed_originals_dir
+from .assignments import PACKAGE_DIR, get_assignment, originals_dir
 
 __all__ = ["export", "run_on_platform"]
 
@@ -46,7 +46,6 @@ ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
 PYTHON="${{AUTOGRADER_PYTHON:-python3}}"
 export PYTHONPATH="$ROOT/source${{PYTHONPATH:+:$PYTHONPATH}}"
 export AUTOGRADER_INSTRUCTOR_DIR="$ROOT/source/autograder/instructor"
-export AUTOGRADER_SEED_ORIGINALS="$ROOT/source/autograder/instructor/data/seed-originals"
 mkdir -p "$ROOT/results"
 cd "$ROOT/source"
 exec "$PYTHON" -m autograder.gradescope --assignment {assignment} --isolation {isolation} \\
@@ -64,7 +63,7 @@ def export(assignment_id: str, output: Path, isolation: str = "bwrap") -> Path:
         raise ValueError(f"isolation must be bwrap or none, got {isolation!r}")
     assignment = get_assignment(assignment_id)
     suite = assignment.suite_path
-    originals = seed_originals_dir()
+    originals = originals_dir()
     kit = PACKAGE_DIR.parent / "minesweeper_kit"
     with tempfile.TemporaryDirectory() as temp:
         source = Path(temp) / "source"
@@ -79,7 +78,7 @@ def export(assignment_id: str, output: Path, isolation: str = "bwrap") -> Path:
         (target / "suites").mkdir(parents=True)
         (target / "__init__.py").write_text("")
         shutil.copy2(suite, target / "suites" / suite.name)
-        shutil.copytree(originals, target / "data" / "seed-originals", ignore=_ignore)
+        shutil.copytree(originals, target / "data" / "originals", ignore=_ignore)
         (source / "requirements.txt").write_text("\n".join(REQUIREMENTS) + "\n")
         output = Path(output)
         output.parent.mkdir(parents=True, exist_ok=True)

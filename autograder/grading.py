@@ -21,7 +21,7 @@ import pytest
 
 from minesweeper_kit.sandbox import Sandbox, SandboxError, TimeLimitExceeded
 
-from .assignments import Assignment, instructor_dir, seed_originals_dir
+from .assignments import Assignment, instructor_dir, originals_dir
 from .submission import Submission
 from .suite import Mismatch
 
@@ -154,7 +154,7 @@ class _GradingPlugin:
 
     @pytest.fixture(scope="session")
     def originals(self) -> Path:
-        return seed_originals_dir()
+        return originals_dir()
 
     # ---------------------------------------------------------------- hooks
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -325,7 +325,7 @@ def list_tests(assignment: Assignment) -> list[TestOutcome]:
 def default_hide() -> list[str]:
     """Paths a submission must never see: the instructor folder and the original data."""
     hide = []
-    for finder in (instructor_dir, seed_originals_dir):
+    for finder in (instructor_dir, originals_dir):
         with contextlib.suppress(Exception):  # a missing folder needs no hiding
             hide.append(str(finder()))
     return hide

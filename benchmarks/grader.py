@@ -44,7 +44,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from autograder.assignments import get_assignment, instructor_dir, seed_originals_dir
+from autograder.assignments import get_assignment, instructor_dir, originals_dir
 from autograder.check import reference_submission
 from autograder.grading import grade_submission
 from autograder.instructor.suites import test_hypermines as suite
@@ -211,7 +211,7 @@ def record_suite(data_dir: Path, seed: int) -> list[dict[str, Any]]:
     steps per test in ``data_dir``. Raises if the reference fails a test (then the recorded
     values would not be what the suite expects)."""
     reference = instructor_dir() / "reference" / "hypermines.py"
-    fixtures = {"originals": seed_originals_dir(), "seed": seed}
+    fixtures = {"originals": originals_dir(), "seed": seed}
     data_dir.mkdir(parents=True, exist_ok=True)
     tests = []
     for name, function in suite_tests():

@@ -47,7 +47,7 @@ def test_exported_autograder_runs_in_a_simulated_gradescope_layout(tmp_path, ref
     assert {"setup.sh", "run_autograder", "requirements.txt"} <= set(names)
     assert "autograder/instructor/suites/test_hypermines.py" in names
     assert not any("reference" in n for n in names)
-    assert "autograder/instructor/data/seed-originals/A/test_inputs/test_integration1.json" in names
+    assert "autograder/instructor/data/originals/hypermines/test_inputs/test_integration1.json" in names
 
     root = tmp_path / "gs"
     zipfile.ZipFile(archive).extractall(root / "source")

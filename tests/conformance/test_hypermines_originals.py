@@ -2,7 +2,7 @@
 
 Both implementations of the 6.009 API run the same cases: the plain reference solution the
 instructor grades against, and the kit's engine behind its thin HyperMines adapter. The data
-comes from ../shared/seed-originals/A next to the repository (see its README).
+is the kit's own copy in autograder/instructor/data/originals/hypermines (see the README there).
 
 Comparisons are strict: lists stay lists, a mask holds real ``bool`` values and a board real
 ``int`` and ``str`` values, because graders send these values across a process boundary as plain
@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-ORIGINALS = Path(__file__).resolve().parents[2].parent / "shared" / "seed-originals" / "A"
+ORIGINALS = Path(__file__).resolve().parents[2] / "autograder" / "instructor" / "data" / "originals" / "hypermines"
 
 IMPLEMENTATIONS = {
     "reference": "autograder.instructor.reference.hypermines",

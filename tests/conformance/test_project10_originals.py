@@ -1,8 +1,8 @@
 """Project 10's two scripted games, reproduced byte for byte.
 
 From the board file, the moves and nothing else, the engine (ring rule) and the Project 10 print
-format must give exactly the stdout the assignment page shows. The data comes from
-../shared/seed-originals/B next to the repository (see its README).
+format must give exactly the stdout the assignment page shows. The data is the kit's own copy in
+autograder/instructor/data/originals/project10 (see the README there).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 
 from minesweeper_kit.formats import project10
 
-ORIGINALS = Path(__file__).resolve().parents[2].parent / "shared" / "seed-originals" / "B"
+ORIGINALS = Path(__file__).resolve().parents[2] / "autograder" / "instructor" / "data" / "originals" / "project10"
 
 
 def original(name: str) -> str:

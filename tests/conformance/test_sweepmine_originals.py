@@ -1,7 +1,8 @@
 """Sweepmine.TM's original files: the Expert game log replays to its WIN and is written back
 byte for byte; the grader's debug input and a bot's torus position are read as the task defines.
 
-The data comes from ../shared/seed-originals/E next to the repository (see its README).
+The data is the kit's own copy in autograder/instructor/data/originals/sweepmine (see the README
+there).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from minesweeper_kit.formats import sweepmine
 
-ORIGINALS = Path(__file__).resolve().parents[2].parent / "shared" / "seed-originals" / "E"
+ORIGINALS = Path(__file__).resolve().parents[2] / "autograder" / "instructor" / "data" / "originals" / "sweepmine"
 
 
 def original(name: str) -> str:

@@ -1,12 +1,11 @@
 """The notebooks' solution cells are the reference solutions: they must reproduce the originals.
 
-The data in /work/shared/seed-originals (or $SEED_ORIGINALS) is the original assignments' own test data:
-6.009 HyperMines (A) and Project 10's scripted games (B).
+The original assignments' own test data, the kit's copy in autograder/instructor/data/originals:
+6.009 HyperMines and Project 10's scripted games.
 """
 import contextlib
 import io
 import json
-import os
 from pathlib import Path
 
 import nbformat
@@ -14,7 +13,7 @@ import pytest
 
 from notebook_tools import NOTEBOOKS, nbgrader_meta
 
-ORIGINALS = Path(os.environ.get("SEED_ORIGINALS", Path(__file__).resolve().parents[2].parent / "shared" / "seed-originals"))
+ORIGINALS = Path(__file__).resolve().parents[2] / "autograder" / "instructor" / "data" / "originals"
 
 
 def solution_namespace(name: str) -> dict:
@@ -29,13 +28,13 @@ def solution_namespace(name: str) -> dict:
 
 @pytest.fixture(scope="module")
 def originals() -> Path:
-    assert ORIGINALS.is_dir(), f"the original test data is missing at {ORIGINALS} (set SEED_ORIGINALS)"
+    assert ORIGINALS.is_dir(), f"the original test data is missing at {ORIGINALS}"
     return ORIGINALS
 
 
 def load(originals, case):
-    inputs = json.loads((originals / "A" / "test_inputs" / f"{case}.json").read_text())
-    outputs = json.loads((originals / "A" / "test_outputs" / f"{case}.json").read_text())
+    inputs = json.loads((originals / "hypermines" / "test_inputs" / f"{case}.json").read_text())
+    outputs = json.loads((originals / "hypermines" / "test_outputs" / f"{case}.json").read_text())
     return inputs, outputs
 
 
@@ -84,9 +83,9 @@ def test_hypermines_integration_matches_6009(originals, case):
 @pytest.mark.parametrize("outcome", ["win", "lose"])
 def test_text_game_matches_project10(originals, outcome, tmp_path):
     ns = solution_namespace("01-neighbors.ipynb")
-    moves = (originals / "B" / f"full_game_{outcome}.moves.txt").read_text().split()
-    expected = (originals / "B" / f"full_game_{outcome}.expected_stdout.txt").read_text()
-    grid = ns["read_file"](str(originals / "B" / "fiveByFive.txt"))
+    moves = (originals / "project10" / f"full_game_{outcome}.moves.txt").read_text().split()
+    expected = (originals / "project10" / f"full_game_{outcome}.expected_stdout.txt").read_text()
+    grid = ns["read_file"](str(originals / "project10" / "fiveByFive.txt"))
     view = ns["make_empty_grid"](grid)
     ns["update_grid"](grid)
     out = io.StringIO()
@@ -100,7 +99,7 @@ def test_text_game_matches_project10(originals, outcome, tmp_path):
 
 def test_print_grid_matches_project10_tall_board(originals):
     ns = solution_namespace("01-neighbors.ipynb")
-    grid = ns["read_file"](str(originals / "B" / "tenSquare.txt"))
+    grid = ns["read_file"](str(originals / "project10" / "tenSquare.txt"))
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         ns["print_grid"](ns["make_empty_grid"](grid))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import nbformat
 import pytest
 
-from autograder.assignments import get_assignment, seed_originals_dir
+from autograder.assignments import get_assignment, originals_dir
 from minesweeper_kit import game as engine
 from minesweeper_kit.arena import SUBTASKS, SWEEPMINE_CHARGES, Rules, wilson_interval
 from minesweeper_kit.formats import project10
@@ -327,7 +327,7 @@ def test_hypermines_time_limits_match_the_suite():
 def test_hypermines_game_sizes_match_the_originals():
     timing = timing_cell()
     prose = text_of(notebook("04-nd-dig.ipynb"))
-    folder = seed_originals_dir() / "A" / "test_inputs"
+    folder = originals_dir() / "hypermines" / "test_inputs"
     for label, (_, original, variable) in TIMING.items():
         data = json.loads((folder / f"{original}.json").read_text())
         dimensions, bombs = timing["games"][variable]
@@ -350,7 +350,7 @@ def _cells(dimensions) -> int:
 def test_text_game_limits_match_the_format_module():
     prose = text_of(notebook("01-neighbors.ipynb"))
     assert f"(width up to {project10.MAX_WIDTH}, height up to {project10.MAX_HEIGHT})" in prose
-    originals = seed_originals_dir() / "B"
+    originals = originals_dir() / "project10"
     for file, size in (("fiveByFive.txt", "a 5 x 5 one"), ("tenSquare.txt", "an 11 x 11 one")):
         lines = (originals / file).read_text().splitlines()
         rows = [line for line in lines[2:] if line.strip()]

@@ -23,8 +23,7 @@ from typing import Callable
 FIELDS = ("marker", "port", "abstract", "unixpath", "host_ip", "checkout", "suite", "suite_copy", "reference",
           "reference_copy", "notebook", "originals", "results", "submitted", "home", "world", "forbidden")
 
-#: The ordinary account the unprivileged run grades as (setpriv from root).
-UNPRIVILEGED_UID = 1000
+from unprivileged import UNPRIVILEGED_UID  # noqa: E402  (the ordinary account the unprivileged run grades as)
 CONSTRUCT_ONLY = frozenset({"test_new_small_6d", "test_new_large_4d", "test_random_new_games"})
 NO_DIG = CONSTRUCT_ONLY | {"test_render"}
 HYPERMINES_TESTS = 13

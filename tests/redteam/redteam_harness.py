@@ -28,11 +28,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.assignments import get_assignment, instructor_dir, notebooks_dir, seed_originals_dir
+from autograder.assignments import get_assignment, instructor_dir, notebooks_dir, originals_dir
 from autograder.grading import GradeReport
 from autograder.submission import folder_name
 
 import redteam_cases as cases
+from unprivileged import unprivileged_prefix
 
 REPO = Path(__file__).resolve().parents[2]
 MODES = ("root", "user")
@@ -40,46 +41,6 @@ SEED = 2024
 LIMITS = {"time_limit": 10.0, "test_time_limit": 3.0, "memory_mb": 256}
 UNPRIVILEGED_UID = cases.UNPRIVILEGED_UID
 _CLOCK = os.sysconf("SC_CLK_TCK")
-
-
-# ---------------------------------------------------------------------------- the unprivileged user
-def _traversable(path: Path, uid: int, gid: int) -> bool:
-    info = path.stat()
-    if info.st_uid == uid:
-        return bool(info.st_mode & stat.S_IXUSR)
-    if info.st_gid == gid:
-        return bool(info.st_mode & stat.S_IXGRP)
-    return bool(info.st_mode & stat.S_IXOTH)
-
-
-def unprivileged_prefix(staging: Path, uid: int = UNPRIVILEGED_UID) -> list[str]:
-    """The command prefix that runs a program as ``uid`` with this Python still reachable.
-
-    When the Python installation sits below a folder that user cannot enter (a home of mode
-    700), a private mount namespace covers that folder with an empty tmpfs and shows just the
-    installation's top folder inside it again."""
-    user = pwd.getpwuid(uid)
-    needed: dict[Path, set[Path]] = {}
-    for root in {Path(os.path.realpath(p)) for p in (sys.base_prefix, sys.prefix)}:
-        for ancestor in reversed(root.parents):
-            if ancestor != Path("/") and not _traversable(ancestor, uid, user.pw_gid):
-                child = ancestor / root.relative_to(ancestor).parts[0]
-                needed.setdefault(ancestor, set()).add(child)
-                break
-    become = ["setpriv", f"--reuid={uid}", f"--regid={user.pw_gid}", "--clear-groups"]
-    if not needed:
-        return become
-    stage = tempfile.mkdtemp(prefix="python-", dir=staging)  # stays empty: the mounts are private
-    steps = []
-    for number, (hidden, children) in enumerate(sorted(needed.items())):
-        moves = []
-        for index, child in enumerate(sorted(children)):
-            staged = f"{stage}/{number}-{index}"
-            steps += [f"mkdir -p {staged}", f"mount --bind {child} {staged}"]
-            moves += [f"mkdir -p {child}", f"mount --move {staged} {child}"]
-        steps += [f"mount -t tmpfs -o mode=755 tmpfs {hidden}"] + moves
-    script = " && ".join(steps) + ' && exec "$0" "$@"'
-    return ["unshare", "-m", "sh", "-c", script] + become
 
 
 # ---------------------------------------------------------------------------- watching from outside
@@ -369,7 +330,7 @@ class Stage:
             "reference": str(real / "reference" / "hypermines.py"),
             "reference_copy": str(self.instructor / "reference" / "hypermines.py"),
             "notebook": str(notebooks_dir() / "04-nd-dig.ipynb"),
-            "originals": str(seed_originals_dir() / "A" / "test_outputs" / "test_integration1.json"),
+            "originals": str(originals_dir() / "hypermines" / "test_outputs" / "test_integration1.json"),
             "results": str(results), "submitted": str(submitted), "home": str(self.home(mode)),
             "world": str(self.world), "forbidden": repr(cases.FORBIDDEN_KIT),
         }

@@ -1,6 +1,6 @@
 """Hidden suite of the `hypermines` assignment (notebook 04-nd-dig, the 6.009 API).
 
-Fixed cases are the original lab's tests (seed-originals/A); differential cases compare the
+Fixed cases are the original lab's tests (data/originals/hypermines); differential cases compare the
 submission with the engine on random games drawn from this grading run's seed, smallest first;
 size cases are the original 4-D and 5-D boards. `dump()`, given in the template and the notebook,
 must still print the four attributes (one slice of the first axis a line); spaces are not counted,
@@ -30,7 +30,7 @@ ATTRIBUTES = ("dimensions", "board", "mask", "state")
 
 @cache
 def original(originals, name):
-    folder = originals / "A"
+    folder = originals / "hypermines"
     with (
         open(folder / "test_inputs" / f"{name}.json") as inputs,
         open(folder / "test_outputs" / f"{name}.json") as outputs,

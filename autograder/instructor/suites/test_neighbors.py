@@ -133,7 +133,7 @@ def test_read_file(box, originals, seed):
     """read_file reads the original boards and files in every style step 1 allows (first file row first)"""
     require(box, "read_file")
     for name in ("fiveByFive.txt", "tenSquare.txt"):
-        text = (originals / "B" / name).read_text()
+        text = (originals / "project10" / name).read_text()
         box.put_file(name, text)
         expected = [["X" if v else "0" for v in row] for row in parse_board(text)]
         with during(f"read_file of the original {name}"):
@@ -233,9 +233,9 @@ def test_original_scripted_games(box, originals):
     """The two scripted games of the original assignment, byte for byte"""
     require(box, *GAME_FUNCTIONS)
     for name in ("full_game_win", "full_game_lose"):
-        rows = parse_board((originals / "B" / "fiveByFive.txt").read_text())
-        moves = (originals / "B" / f"{name}.moves.txt").read_text().split()
-        expected = (originals / "B" / f"{name}.expected_stdout.txt").read_text()
+        rows = parse_board((originals / "project10" / "fiveByFive.txt").read_text())
+        moves = (originals / "project10" / f"{name}.moves.txt").read_text().split()
+        expected = (originals / "project10" / f"{name}.expected_stdout.txt").read_text()
         with during(f"the original {name.replace('_', ' ')} ({' '.join(moves)})"):
             printed, _, _ = play(box, rows, moves, name)
         if printed != expected:
