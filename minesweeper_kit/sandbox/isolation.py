@@ -37,6 +37,8 @@ from pathlib import Path
 __all__ = [
     "IsolationUnavailable",
     "IsolationStatus",
+    "python_problem",
+    "site_paths",
     "status",
     "require_isolation",
     "bwrap_command",
@@ -116,7 +118,7 @@ def status() -> IsolationStatus:
     root = os.geteuid() == 0
     failure = _probe_failure(bwrap, root)
     if failure is not None:
-        return IsolationStatus(False, "none", f"{failure}; {_fix_hint()}", bwrap, version)
+        return IsolationStatus(False, "none", failure, bwrap, version)
     return _status_as_root(bwrap, version) if root else _status_as_user(bwrap, version)
 
 
@@ -129,25 +131,81 @@ def _bwrap_version(bwrap: str) -> str | None:
 
 
 def _probe_failure(bwrap: str, root: bool) -> str | None:
-    """Start one empty sandbox as a real child would be started; why it failed, or None when it ran."""
+    """Start one empty sandbox as a real child would be started; None when it ran, else why not.
+
+    When Python fails, a second sandbox runs a system program instead, to tell a bubblewrap that
+    cannot work here (the install hint) from a Python installation the sandbox cannot run (named,
+    with what is wrong with it)."""
+    python = _run_probe(bwrap, root, [sys.executable, "-I", "-S", "-c", _PYTHON_PROBE, *site_paths()])
+    if python is None:
+        return None
+    program = shutil.which("true")
+    system = _run_probe(bwrap, root, [program], show=(program,)) if program else python
+    if system is not None:
+        return f"bubblewrap could not start a sandbox here ({system}); {_fix_hint()}"
+    return (
+        f"bubblewrap works here, but the Python interpreter {sys.executable} cannot be executed inside "
+        f"the sandbox ({python}); {python_problem(root)}"
+    )
+
+
+#: What a child needs of the installation besides starting: to read every package folder (a
+#: venv its user cannot read still starts, as the bare base interpreter, and then imports nothing).
+_PYTHON_PROBE = "import os, sys\nfor folder in sys.argv[1:]: os.listdir(folder)\n"
+
+
+def _run_probe(bwrap: str, root: bool, argv: list[str], show: tuple[str, ...] = ()) -> str | None:
+    """Run ``argv`` in a sandbox built as a child's is; None when it exited 0, else bwrap's last word."""
     command = bwrap_command(
-        bwrap,
-        [sys.executable, "-I", "-S", "-c", "pass"],
-        uid=_probe_uid() if root else None,
-        runtime=None,
-        tmp_mb=1,
-        work_mb=1,
-        hide=(),
+        bwrap, argv, uid=_probe_uid() if root else None, runtime=None, tmp_mb=1, work_mb=1, hide=(), show=show
     )
     try:
         probe = subprocess.run(command, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as error:
-        return f"bubblewrap could not start a sandbox ({error})"
-    if probe.returncode != 0:
-        detail = (probe.stderr or probe.stdout).strip().splitlines()
-        why = detail[-1] if detail else f"exit code {probe.returncode}"
-        return f"bubblewrap could not start a sandbox here ({why})"
-    return None
+        return str(error)
+    if probe.returncode == 0:
+        return None
+    detail = (probe.stderr or probe.stdout).strip().splitlines()
+    return detail[-1] if detail else f"exit code {probe.returncode}"
+
+
+def python_problem(root: bool) -> str:
+    """Why this Python installation may not run inside a sandbox, as a sentence for the instructor.
+
+    Everything is shown at the path it has here, so what remains to go wrong is access: grading as
+    root, every sandbox runs as a user id of its own, which reads only what other users may read."""
+    executable = os.path.realpath(sys.executable)
+    folders = _python_roots() + [os.path.realpath(p) for p in site_paths() if os.path.isdir(p)]
+    if root:
+        for folder in folders:
+            inside = [folder]
+            if executable.startswith(folder + "/"):
+                inside += _ancestors_below(folder, executable)
+            for path in inside:
+                mode = os.stat(path).st_mode
+                if mode & 0o005 != 0o005:
+                    return (
+                        f"{path} is not readable by other users (mode {stat.S_IMODE(mode):04o}), and a "
+                        "sandbox started by root runs as an unprivileged user id of its own: make the "
+                        "Python installation readable by others (chmod -R o+rX on it) or use one that is"
+                    )
+        if not os.stat(executable).st_mode & 0o001:
+            return f"{executable} is not executable by other users: chmod o+x it"
+    return (
+        "the sandbox shows the Python installation read-only at the path it has here ("
+        + ", ".join(folders)
+        + "): check that each folder is readable and that the interpreter runs from it"
+    )
+
+
+def _ancestors_below(top: str, path: str) -> list[str]:
+    """The folders strictly between ``top`` and ``path``'s folder, outermost first, plus that folder."""
+    found = []
+    folder = os.path.dirname(path)
+    while folder != top and folder.startswith(top + "/"):
+        found.append(folder)
+        folder = os.path.dirname(folder)
+    return found[::-1]
 
 
 def _status_as_root(bwrap: str, version: str | None) -> IsolationStatus:
@@ -240,6 +298,15 @@ def _python_roots() -> list[str]:
     return sorted(r for r in roots if r not in ("/", "/usr") and os.path.isdir(r))
 
 
+def site_paths() -> list[str]:
+    """The installation's package folders on ``sys.path`` (a venv's, the base's, a user site).
+
+    The child starts with ``-S`` (no ``site``: its ``.pth`` hooks point into checkouts the child
+    cannot see, and skipping them saves tens of milliseconds a start) and adds these itself, so
+    each must be shown inside the sandbox wherever it lives."""
+    return [p for p in sys.path if p and os.path.basename(p.rstrip("/")) in ("site-packages", "dist-packages")]
+
+
 def _masked_packages() -> list[str]:
     """Installed copies of the kit and the grader inside the Python installation: never shown.
 
@@ -305,8 +372,11 @@ class _MountPlan:
                 self.shown.append(folder)
 
     def show_python(self) -> None:
-        """The Python installation this process runs (venv and base) and its executable, read-only."""
-        for root in _python_roots():
+        """The Python installation this process runs (venv and base), its package folders and its
+        executable, read-only, at the paths they have here, wherever they are (under ``/tmp`` too:
+        the private ``/tmp`` is mounted first, so these land on top of it)."""
+        folders = _python_roots() + [os.path.realpath(p) for p in site_paths() if os.path.isdir(p)]
+        for root in folders:
             if self.is_shown(root):
                 continue
             self.parents(root + "/x")
@@ -348,11 +418,25 @@ class _MountPlan:
                 elif os.path.exists(path):
                     self.command += ["--ro-bind", "/dev/null", path]
 
-    def add_private_folders(self, tmp_mb: int, work_mb: int, runtime: str | None) -> None:
-        """``/proc``, ``/dev``, the size-limited tmpfs ``/tmp`` and :data:`WORKDIR`, and the runtime
-        folder read-only at :data:`RUNTIME`."""
+    def add_system_folders(self, tmp_mb: int) -> None:
+        """``/proc``, ``/dev`` and the size-limited tmpfs ``/tmp``: first, so that whatever is shown
+        later from the host's ``/tmp`` (a venv, a checkout's runtime) is bound on top of it, not
+        covered by it."""
         self.command += ["--proc", "/proc", "--dev", "/dev"]
         self.command += ["--size", str(tmp_mb * 1024 * 1024), "--perms", "1777", "--tmpfs", "/tmp"]
+        self._made.add("/tmp")
+
+    def show_files(self, paths: tuple[str, ...] | list[str]) -> None:
+        """Single files (a probe's program), read-only, unless a shown folder holds them already."""
+        for path in paths:
+            real = os.path.realpath(path)
+            if not self.is_shown(real):
+                self.parents(real)
+                self.command += ["--ro-bind", real, real]
+
+    def add_private_folders(self, work_mb: int, runtime: str | None) -> None:
+        """The size-limited tmpfs :data:`WORKDIR`, and the runtime folder read-only at
+        :data:`RUNTIME`."""
         self.parents(WORKDIR)
         self.command += ["--size", str(work_mb * 1024 * 1024), "--perms", "0777", "--tmpfs", WORKDIR]
         if runtime is not None:
@@ -370,22 +454,26 @@ def bwrap_command(
     work_mb: int,
     hide: tuple[str, ...] | list[str] = (),
     env: dict[str, str] | None = None,
+    show: tuple[str, ...] | list[str] = (),
 ) -> list[str]:
     """The full ``bwrap ... -- argv`` command for one child.
 
     ``uid`` is the host user id to switch to (grading as root) or None (user namespace).
     ``runtime`` is a folder bound read-only at :data:`RUNTIME`. ``hide`` lists paths covered
-    by an empty tmpfs even if they fall inside a shown folder.
+    by an empty tmpfs even if they fall inside a shown folder. ``show`` lists extra single files
+    shown read-only (the probes' programs).
     """
     plan = _MountPlan([bwrap, *_NAMESPACE_OPTIONS])
     if uid is None:
         plan.command += ["--unshare-user", "--disable-userns"]
+    plan.add_system_folders(tmp_mb)
     plan.show_system_libraries()
     plan.show_python()
+    plan.show_files(show)
     if uid is not None:
         argv = plan.switch_user(uid, argv)
     plan.cover(sorted(set(_masked_packages()) | {os.path.realpath(p) for p in hide}))
-    plan.add_private_folders(tmp_mb, work_mb, runtime)
+    plan.add_private_folders(work_mb, runtime)
     command = plan.command + ["--chdir", WORKDIR, "--clearenv"]
     for key, value in (env or {}).items():
         command += ["--setenv", key, value]
