@@ -13,7 +13,7 @@ temporary nbgrader course with two assignments:
   call the suite makes and every value it reads (and checks against the originals or the
   engine); the hidden cell replays those calls on the student's class and compares each value
   the same way. So nbgrader checks the same cases as the autograder: the original lab's tests
-  (seed-originals/A), the 27,000- and 30,000-cell size games, the edge, rule and seeded random
+  (data/originals/hypermines), the 27,000- and 30,000-cell size games, the edge, rule and seeded random
   cases (the grading run's seed).
 
 Timed: one notebook through each command line (process start included), batches of students
