@@ -26,7 +26,8 @@ SHARED_SERVERS = {"lab": "browser", "browser": "browser", "page": "browser", "no
 # Groups known to take minutes, started first (longest first, as measured with --durations); the
 # rest follow in file order.
 LONG_GROUPS = ("browser", "tests/notebooks/test_workspace.py", "nbgrader", "tests/autograder/test_mutants.py",
-               "redteam", "tests/autograder/test_deterministic_grades.py", "tests/autograder/test_hostile.py")
+               "tests/test_stands_alone.py", "redteam", "tests/autograder/test_deterministic_grades.py",
+               "tests/autograder/test_hostile.py")
 
 
 def shared_groups(items: list[pytest.Item]) -> dict[str, str]:

@@ -1,7 +1,8 @@
 """nbgrader's own `autograde` on submitted copies of the source notebooks: full marks for the
 reference solutions, fewer points whenever one exercise is left unwritten, and the same total
 as the kit's `autograder grade` on the same files (a student's self-check and the official
-grade never disagree).
+grade never disagree). `autograder check` on every notebook runs in tests/test_stands_alone.py, in
+a clone of the repository with nothing beside it.
 
 The submissions and their autograding are the ``autograded`` fixture (conftest.py).
 """
@@ -12,7 +13,6 @@ import sys
 import nbformat
 import pytest
 from nbgrader.api import Gradebook
-
 from notebook_tools import COMPLETE, GRADED, NOTEBOOKS, REPO, exercises, nbgrader_meta, visible_tests_after
 
 
@@ -65,20 +65,3 @@ def test_autograder_and_nbgrader_agree(course, autograded, name, tmp_path):
         score, max_score = expected[student]
         assert (official, possible) == (score, max_score), (
             f"{name}, student {student}: autograder {official}/{possible}, nbgrader {score}/{max_score}")
-
-
-@pytest.mark.parametrize("name", sorted(GRADED))
-def test_autograder_check_passes_on_the_notebook(name):
-    """`autograder check`: the notebook's solutions score full marks, its starter version 0, and
-    neither its release version nor the feedback shows a hidden test or a solution. (The only
-    run of the check on every assignment: it goes through the command line, as an instructor runs it.)"""
-    assignment = GRADED[name]
-    done = subprocess.run([sys.executable, "-m", "autograder.cli", "check", "--assignment", assignment],
-                          cwd=REPO, capture_output=True, text=True)
-    assert done.returncode == 0, f"autograder check {assignment} failed:\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}"
-    points = sum(nbgrader_meta(c).get("points", 0) for c in nbformat.read(NOTEBOOKS / name, as_version=4).cells
-                 if nbgrader_meta(c).get("grade"))
-    assert f"[ok] reference scores full marks well inside the limit: {points}/{points} in" in done.stdout, done.stdout
-    assert f"[ok] starter version scores 0 without crashing: 0/{points}" in done.stdout, done.stdout
-    assert "[ok] release notebook and feedback contain no hidden tests or solution code" in done.stdout, done.stdout
-    assert "[fail" not in done.stdout.lower(), done.stdout

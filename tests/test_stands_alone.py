@@ -1,0 +1,157 @@
+"""The kit stands alone: a clone of HEAD with nothing beside it works, and no file looks outside it.
+
+The clone lives in a fresh temporary folder that holds nothing else, and every command below runs
+in a private mount namespace where this checkout itself is covered by an empty folder (its
+virtual environment alone is shown again, for the installed packages), so a path that leads out
+of the clone, relative (``../shared``) or absolute (this checkout), finds nothing. There the
+clone's own code runs: the conformance tests on the original data, ``autograder check`` on every
+assignment, and ``autograder grade`` of a correct and a wrong file per assignment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests" / "autograder"))  # the mutants' library
+sys.path.insert(0, str(REPO / "tests" / "notebooks"))
+
+from mutants import mutate, reference_source  # noqa: E402
+from notebook_tools import GRADED, nbgrader_meta  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+ASSIGNMENTS = ("neighbors", "make-board", "flood-fill", "hypermines", "bots")
+#: Text that would point outside the repository: the folder beside it, or a sibling's data.
+OUTSIDE = re.compile(r"\.\./shared|seed-originals|parents\[\d\]\.parent")
+
+
+def _mutants(assignment: str) -> list:
+    import importlib
+
+    return importlib.import_module(f"mutants.{assignment.replace('-', '_')}").MUTANTS
+
+
+@pytest.fixture(scope="module")
+def clone():
+    """``git clone`` of this checkout's HEAD into a new temporary folder with nothing beside it."""
+    if os.geteuid() != 0:
+        pytest.fail("the stand-alone test covers this checkout in a private mount namespace: run it as root")
+    base = Path(tempfile.mkdtemp(prefix="kit-alone-"))
+    target = base / "kit"
+    subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(REPO), str(target)], check=True)
+    assert sorted(p.name for p in base.iterdir()) == ["kit"]
+    yield target
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def hiding_this_checkout(stage: str) -> list[str]:
+    """A command prefix: a private mount namespace in which this checkout is an empty folder, but
+    for the virtual environment the tests run from (when it lies inside the checkout; moved there
+    through the empty folder ``stage``)."""
+    steps, venv = [], Path(sys.prefix).resolve()
+    inside = venv.is_relative_to(REPO) and venv != REPO
+    if inside:
+        steps += [f"mount --bind {venv} {stage}"]
+    steps += [f"mount -t tmpfs -o mode=755 tmpfs {REPO}"]
+    if inside:
+        steps += [f"mkdir -p {venv}", f"mount --move {stage} {venv}"]
+    return ["unshare", "-m", "--propagation", "private", "sh", "-c", " && ".join(steps) + ' && exec "$0" "$@"']
+
+
+def run_in_clone(clone: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    """Run ``python ARGS`` in the clone, its own packages first, with this checkout hidden."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "COV_"))}
+    env["PYTHONPATH"] = str(clone)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    stage = tempfile.mkdtemp(prefix="kit-venv-stage-")  # stays empty outside: the mounts are private
+    try:
+        return subprocess.run(hiding_this_checkout(stage) + [sys.executable, *args], cwd=clone, env=env,
+                              capture_output=True, text=True, timeout=timeout)
+    finally:
+        os.rmdir(stage)
+
+
+def test_no_file_of_the_project_names_a_place_outside_it(clone):
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=clone, capture_output=True, check=True).stdout
+    found = []
+    for name in files.decode().split("\0"):
+        path = clone / name
+        if not name or name == "tests/test_stands_alone.py" or not path.is_file():
+            continue
+        text = path.read_bytes().decode("utf-8", "replace")
+        found += [f"{name}: {m.group(0)}" for m in OUTSIDE.finditer(text)]
+    assert not found, f"files that point outside the repository: {found}"
+
+
+def test_the_clone_runs_its_own_code_and_cannot_see_this_checkout(clone):
+    code = ("import autograder, json, minesweeper_kit, os; print(autograder.__file__); "
+            f"print(minesweeper_kit.__file__); print(json.dumps(os.listdir({str(REPO)!r})))")
+    done = run_in_clone(clone, "-c", code)
+    assert done.returncode == 0, done.stderr
+    grader, kit, listing = done.stdout.splitlines()
+    assert grader.startswith(str(clone)) and kit.startswith(str(clone)), done.stdout
+    venv = Path(sys.prefix).resolve()
+    expected = [venv.relative_to(REPO).parts[0]] if venv.is_relative_to(REPO) else []
+    assert sorted(json.loads(listing)) == expected, listing
+
+
+def test_the_conformance_tests_pass_in_the_clone(clone):
+    done = run_in_clone(clone, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:randomly",
+                        "tests/conformance", "tests/notebooks/test_reference_solutions.py")
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    summary = done.stdout.strip().splitlines()[-1]
+    passed = int(re.search(r"(\d+) passed", summary).group(1))
+    assert passed >= 40 and "failed" not in summary and "error" not in summary and "skipped" not in summary, summary
+
+
+@pytest.mark.parametrize("name", sorted(GRADED))
+def test_autograder_check_passes_in_the_clone(clone, name):
+    """`autograder check`: the notebook's solutions score full marks, its starter version 0, and
+    neither its release version nor the feedback shows a hidden test or a solution. (The only run
+    of the check on every assignment: through the command line, as an instructor runs it.)"""
+    assignment = GRADED[name]
+    done = run_in_clone(clone, "-m", "autograder", "check", "--assignment", assignment)
+    assert done.returncode == 0, f"autograder check {assignment} failed:\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}"
+    notebook = nbformat.read(clone / "notebooks" / name, as_version=4)
+    points = sum(nbgrader_meta(c).get("points", 0) for c in notebook.cells if nbgrader_meta(c).get("grade"))
+    assert f"[ok] reference scores full marks well inside the limit: {points}/{points} in" in done.stdout, done.stdout
+    assert f"[ok] starter version scores 0 without crashing: 0/{points}" in done.stdout, done.stdout
+    assert "[ok] release notebook and feedback contain no hidden tests or solution code" in done.stdout, done.stdout
+    assert "[fail" not in done.stdout.lower(), done.stdout
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_a_correct_and_a_wrong_file_are_graded_in_the_clone(clone, assignment, tmp_path):
+    """A correct file scores full marks and a file with one plausible bug (the first of the
+    assignment's mutants) loses points, graded by the clone's own grader and data."""
+    mutant = _mutants(assignment)[0]
+    reference = reference_source(assignment)
+    submitted = tmp_path / "submitted"
+    submitted.mkdir()
+    (submitted / "correct.py").write_text(reference)
+    (submitted / "wrong.py").write_text(mutate(reference, mutant))
+    results = tmp_path / "results"
+    extra = ["--bot-games", "30"] if assignment == "bots" else []
+    done = run_in_clone(clone, "-m", "autograder", "grade", "--assignment", assignment, "--seed", "5", "-j", "2",
+                        "--no-progress", "--results-dir", str(results), *extra,
+                        str(submitted / "correct.py"), str(submitted / "wrong.py"))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    correct = json.loads((results / "correct" / "results.json").read_text())
+    wrong = json.loads((results / "wrong" / "results.json").read_text())
+    full = sum(t["max_score"] for t in correct["tests"])
+    assert correct["score"] == full > 0, correct
+    assert all(t["status"] == "passed" for t in correct["tests"]), correct
+    assert sum(t["max_score"] for t in wrong["tests"]) == full, wrong
+    assert wrong["score"] < full, f"{mutant.bug}: yet full marks in the clone"
+    assert any(t["status"] == "failed" for t in wrong["tests"]), wrong
