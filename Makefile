@@ -75,9 +75,12 @@ lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff format --check $(LINT_PATHS)
 	$(VENV)/bin/mypy $(LINT_PATHS)
 
+# `exec`: on SIGTERM make passes the signal on to the process running the recipe line and waits for
+# it. Without `exec` that process is a shell whenever PYTEST_ARGS holds quotes: the shell dies, and
+# pytest and all it started go on running.
 test: $(VENV)/.installed-test chromium bubblewrap
 	$(MAKE) --no-print-directory lint
-	$(PY) -m pytest -n $(PYTEST_JOBS) --dist loadgroup --no-loadscope-reorder $(PYTEST_ARGS)
+	exec $(PY) -m pytest -n $(PYTEST_JOBS) --dist loadgroup --no-loadscope-reorder $(PYTEST_ARGS)
 
 bench: $(VENV)/.installed-test chromium bubblewrap
 	$(PY) -m benchmarks

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -117,15 +118,26 @@ def build_course(
         *chosen,
     ]
     # stderr goes to a file, not a pipe: a child with a long log must never block while we read stdout.
+    # The child's temporary files go to a folder of ours, removed even when the child is killed.
     with (
         tqdm(total=len(chosen), desc="nbgrader generate_assignment", unit="step", disable=not progress) as bar,
         tempfile.TemporaryFile(mode="w+") as errors,
+        tempfile.TemporaryDirectory(prefix="nbgrader-tmp-") as scratch,
     ):
-        child = subprocess.Popen(command, cwd=course, env=env, stdout=subprocess.PIPE, stderr=errors, text=True)
-        assert child.stdout is not None
-        for line in child.stdout:
-            if line.startswith(_GENERATED):
-                bar.update(1)
+        env["TMPDIR"] = scratch
+        # a session of its own, so that it can be stopped with what it starts (nbgrader runs alembic)
+        child = subprocess.Popen(
+            command, cwd=course, env=env, stdout=subprocess.PIPE, stderr=errors, text=True, start_new_session=True
+        )
+        try:
+            assert child.stdout is not None
+            for line in child.stdout:
+                if line.startswith(_GENERATED):
+                    bar.update(1)
+        except BaseException:  # Ctrl+C or SIGTERM (`mines lab`): nothing of the build may outlive it
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+            raise
         if child.wait() != 0:
             errors.seek(0)
             raise RuntimeError(

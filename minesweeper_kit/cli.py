@@ -7,6 +7,7 @@ import importlib
 import sys
 
 from . import __version__
+from .shutdown import exit_status
 
 # Each module adds its own subcommand through a `register(subparsers)` function.
 COMMAND_MODULES = ("minesweeper_kit.play", "minesweeper_kit.lab", "minesweeper_kit.arena", "minesweeper_kit.tournament")
@@ -33,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run `mines`; the exit code is the subcommand's (2 without one, 130 on Ctrl-C)."""
+    """Run `mines`; the exit code is the subcommand's (2 without one, 130 on Ctrl-C, 143 on SIGTERM)."""
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra and not getattr(args, "passes_extra", False):
@@ -44,8 +45,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return args.run(args)
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as stop:  # Ctrl+C, or SIGTERM where the command asked for it (mines lab)
+        return exit_status(stop)
 
 
 if __name__ == "__main__":

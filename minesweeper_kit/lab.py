@@ -14,6 +14,7 @@ import os
 import sys
 from pathlib import Path
 
+from .shutdown import stop_on_sigterm
 from .workspace import build_workspace, default_workspace
 
 
@@ -57,7 +58,11 @@ def choose_folder(args: argparse.Namespace) -> tuple[Path | None, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """`mines lab`: build the workspace once if needed, then replace this process with JupyterLab."""
+    """`mines lab`: build the workspace once if needed, then replace this process with JupyterLab.
+
+    Until then SIGTERM stops the build in order, as Ctrl+C does (its nbgrader process and
+    temporary folder go with it); once replaced, JupyterLab's own SIGTERM handling stops its kernels."""
+    stop_on_sigterm()
     if _missing_tools("jupyterlab"):
         print(
             "mines lab: JupyterLab is not installed; run `make lab`, or pip install 'minesweeper-kit[lab]'",

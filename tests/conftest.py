@@ -9,15 +9,25 @@ gives every test a group: the tests sharing an expensive session fixture (the Ju
 Chromium, the nbgrader course, the red-team stage) form one group each, so each of those is built
 once; every other test is grouped by its file, so module fixtures are built once too. The groups
 that take longest come first, so no worker is left with a long group at the end.
+
+SIGTERM stops a run in order, as Ctrl+C does (`pytest_configure`): the controller passes it on to
+its workers, and every process tears its fixtures down, so the servers, kernels, browser and
+sandboxes they started end with the run. A worker whose controller ends however it ends gets
+SIGTERM from the kernel, and so does JupyterLab when its worker ends (tests/browser/support.py).
+`make test` starts pytest with `exec`, so the SIGTERM make passes on to its recipe reaches pytest.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 from pathlib import Path
 
 import pytest
 
 from browser.support import CHROMIUM, CHROMIUM_ARGS, Lab, Notebook, open_notebook
+from minesweeper_kit.shutdown import die_with_parent, stop_on_sigterm
 
 
 # Session fixtures costly enough that all their users must share one worker, and the group they form.
@@ -28,6 +38,40 @@ SHARED_SERVERS = {"lab": "browser", "browser": "browser", "page": "browser", "no
 LONG_GROUPS = ("browser", "tests/notebooks/test_workspace.py", "nbgrader", "tests/autograder/test_mutants.py",
                "tests/test_stands_alone.py", "redteam", "tests/autograder/test_deterministic_grades.py",
                "tests/autograder/test_hostile.py")
+
+
+# The process ids of this run's pytest-xdist workers, on the controller (empty elsewhere).
+WORKERS: set[int] = set()
+
+
+def pytest_configure(config):
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker
+        stop_on_sigterm(before=_finish_teardown)
+        die_with_parent(os.getppid())
+    else:
+        stop_on_sigterm(before=_stop_workers)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_newgateway(gateway):
+    # execnet's own record of the worker, which pytest-xdist reads too: there is no public one
+    WORKERS.add(gateway._rinfo().pid)
+
+
+def _stop_workers() -> None:
+    """Pass SIGTERM on to the workers still running as this process's children: each tears its
+    fixtures down at once, as on Ctrl+C, rather than when the controller's shutdown reaches it."""
+    for pid in WORKERS:
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            if int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]) == os.getpid():
+                os.kill(pid, signal.SIGTERM)
+
+
+def _finish_teardown() -> None:
+    """On a worker told to stop: ignore SIGINT from now on. The controller's shutdown sends one to a
+    worker still busy after 5 s (execnet), which would cut the teardown short, JupyterLab's included;
+    the controller still ends a worker that takes more than 10 s."""
+    signal.signal(signal.SIGINT, lambda number, frame: None)
 
 
 def shared_groups(items: list[pytest.Item]) -> dict[str, str]:

@@ -23,6 +23,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from minesweeper_kit.shutdown import dies_with_this_process
+
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -36,7 +38,11 @@ def _free_port() -> int:
 
 
 class Lab:
-    """A JupyterLab server this test session started; `options` are added to its command line."""
+    """A JupyterLab server this test session started; `options` are added to its command line.
+
+    It runs in a session of its own (Ctrl+C in the terminal reaches the tests, which stop it in
+    order) and gets SIGTERM from the kernel if the process that started it ends first, whereupon
+    it shuts its kernels down itself."""
 
     def __init__(self, root: Path, options: tuple[str, ...] = ()) -> None:
         self.root = root
@@ -61,8 +67,13 @@ class Lab:
              f"--LabApp.workspaces_dir={root / '.workspaces'}",
              "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
              "--ServerApp.open_browser=False", "--allow-root", *options],
-            stdout=self.log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-        self._wait_ready()
+            stdout=self.log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+            preexec_fn=dies_with_this_process())
+        try:
+            self._wait_ready()
+        except BaseException:  # a fixture that fails to start is never torn down: stop it here
+            self.stop()
+            raise
 
     def _wait_ready(self, timeout: float = 90) -> None:
         deadline = time.monotonic() + timeout

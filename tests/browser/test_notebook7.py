@@ -18,6 +18,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from minesweeper_kit.shutdown import dies_with_this_process
+
 from .support import Notebook, _free_port, act, board_locator
 
 pytestmark = pytest.mark.browser
@@ -46,7 +48,15 @@ class NotebookServer:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "notebook", "--no-browser", "--ip=127.0.0.1", f"--port={self.port}",
              f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={self.root}", "--allow-root"],
-            stdout=self.log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+            stdout=self.log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+            preexec_fn=dies_with_this_process())  # as the session's JupyterLab (support.Lab)
+        try:
+            self._wait_ready(root)
+        except BaseException:  # a fixture that fails to start is never torn down: stop it here
+            self.stop()
+            raise
+
+    def _wait_ready(self, root: Path) -> None:
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -56,7 +66,6 @@ class NotebookServer:
                     return
             except OSError:
                 time.sleep(0.3)
-        self.stop()
         raise RuntimeError("Jupyter Notebook did not answer within 90 s")
 
     def stop(self) -> None:

@@ -475,16 +475,26 @@ def run_battery(stage: Stage, assignment: str, battery: list[cases.Case], settin
     root_watch = GraderWatch(os.getpid(), include_root=False, exclude={user.pid}, only_new=True)
     error = ""
     try:
-        run_root(stage, assignment, [folders["root"][0]], folders["root"][1], settings)
-    except Exception as failure:  # noqa: BLE001 - recorded; the tests say what was expected
-        error = f"{type(failure).__name__}: {failure}"
-    root_seconds = time.monotonic() - started
-    root_peak, root_cpu = root_watch.stop()
-    try:
-        output, user_error = user.communicate(timeout=900)
-    except subprocess.TimeoutExpired:
-        os.killpg(user.pid, 9)
-        output, user_error = user.communicate()
+        try:
+            run_root(stage, assignment, [folders["root"][0]], folders["root"][1], settings)
+        except Exception as failure:  # noqa: BLE001 - recorded; the tests say what was expected
+            error = f"{type(failure).__name__}: {failure}"
+        root_seconds = time.monotonic() - started
+        root_peak, root_cpu = root_watch.stop()
+        try:
+            output, user_error = user.communicate(timeout=900)
+        except subprocess.TimeoutExpired:
+            os.killpg(user.pid, 9)
+            output, user_error = user.communicate()
+    except BaseException:  # Ctrl+C or SIGTERM: the grader in the background stops with the run
+        try:
+            os.killpg(user.pid, 15)  # it stops its workers and sandboxes in order
+            user.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            os.killpg(user.pid, 9)
+        except ProcessLookupError:  # it had ended already
+            pass
+        raise
     user_peak, user_cpu = user_watch.stop()
     survivors = leftover_processes(stage.base, list(stage.markers.values()))
     runs = {}

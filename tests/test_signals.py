@@ -1,0 +1,377 @@
+"""Nothing outlives a run: SIGTERM or SIGINT stops every server, kernel, browser and sandbox it started.
+
+Each test starts a real command, waits until what it starts is running, sends one signal to the
+command alone (as `kill`, a CI runner or `timeout` does, not to its process group as a terminal's
+Ctrl+C does) and then reads the process table. The processes of a run are found two ways: by
+walking /proc down from the command before the signal (its descendants), and by an environment
+variable every one of them inherits (`MARK`; sandboxes copy MINESWEEPER_SANDBOX_TAG instead), which
+still finds a process re-parented to init. Waits poll with a bound; nothing here asserts a time.
+Whatever a failing test leaves is killed by its id at the end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+MARK = "MINESWEEPER_SIGNALS_TEST"
+TAG = "MINESWEEPER_SANDBOX_TAG"  # minesweeper_kit.sandbox.parent.TAG_VARIABLE: copied into every sandbox
+SIGNALS = [signal.SIGTERM, signal.SIGINT]
+T = TypeVar("T")
+
+Process = tuple[int, int]  # a process id and its start time: a reused id is another process
+
+
+# ---------------------------------------------------------------------------------------------- /proc
+def _stat(pid: int) -> tuple[str, int, int] | None:
+    """A process's state, parent and start time, or None when it has gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return fields[0], int(fields[1]), int(fields[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _table() -> dict[int, tuple[int, int]]:
+    """Every live process (zombies left out): its parent and start time, by id."""
+    table = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and (stat := _stat(int(entry))) is not None and stat[0] != "Z":
+            table[int(entry)] = (stat[1], stat[2])
+    return table
+
+
+def descendants(root: int) -> set[Process]:
+    """``root`` and every process below it, found by walking the parent ids."""
+    table = _table()
+    found, todo = set(), [root]
+    while todo:
+        pid = todo.pop()
+        if pid in table and (pid, table[pid][1]) not in found:
+            found.add((pid, table[pid][1]))
+            todo += [child for child, (parent, _) in table.items() if parent == pid]
+    return found
+
+
+def marked(value: str) -> set[Process]:
+    """Every live process whose environment carries ``MARK`` or the sandbox tag set to ``value``."""
+    wanted = {f"{MARK}={value}".encode(), f"{TAG}={value}".encode()}
+    found = set()
+    for pid, (_, start) in _table().items():
+        with contextlib.suppress(OSError):
+            if wanted & set(Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")):
+                found.add((pid, start))
+    return found
+
+
+def command(pid: int) -> str:
+    """A process's command line ("" once it has gone)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def alive(processes: set[Process]) -> list[str]:
+    """The processes of ``processes`` still running, each with its parent and command line."""
+    left = []
+    for pid, start in sorted(processes):
+        stat = _stat(pid)
+        if stat is not None and stat[0] != "Z" and stat[2] == start:
+            left.append(f"{pid} (parent {stat[1]}): {command(pid)[:160]}")
+    return left
+
+
+def wait_for(condition: Callable[[], T], what: str, timeout: float = 180) -> T:
+    """Poll ``condition`` until it returns something true; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not (value := condition()):
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: not within {timeout:g} s")
+        time.sleep(0.2)
+    return value
+
+
+def survivors(run: Run, timeout: float = 60) -> list[str]:
+    """What is left of a run once its command has exited: its processes found before the signal,
+    or by their mark, still running after up to ``timeout`` seconds (killed processes take a
+    moment to leave the table)."""
+    deadline = time.monotonic() + timeout
+    while (left := alive(run.seen | marked(run.mark))) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return left
+
+
+class Run:
+    """A command started for a test: its environment marks every process it starts."""
+
+    def __init__(self, tmp_path: Path, command: list[str], *, cwd: Path = REPO, env: dict[str, str] | None = None):
+        self.mark = f"signals-{os.getpid()}-{secrets.token_hex(4)}"
+        self.output = tmp_path / "output.txt"
+        # not this test's own pytest-xdist worker's variables: the command may be a pytest run of its own
+        environment = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_XDIST", "PYTEST_CURRENT"))}
+        environment.update(env or {})
+        environment[MARK] = environment[TAG] = self.mark
+        # this checkout's code, whatever the working folder
+        environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), environment.get("PYTHONPATH")]))
+        with open(self.output, "w") as output:
+            self.process = subprocess.Popen(command, cwd=cwd, env=environment, stdin=subprocess.DEVNULL,
+                                            stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
+        self.seen: set[Process] = set()
+
+    def text(self) -> str:
+        return self.output.read_text(errors="replace")
+
+    def stop(self, number: signal.Signals, timeout: float = 180) -> int:
+        """Note every process of the run, send ``number`` to the command alone, and wait for it."""
+        self.seen = descendants(self.process.pid) | marked(self.mark)
+        self.process.send_signal(number)
+        try:
+            return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the command did not end within {timeout} s of {number.name}:\n{self.text()[-3000:]}")
+
+    def kill_leftovers(self) -> None:
+        """Kill, by id, whatever of this run is still there (a failing test leaves nothing behind)."""
+        for _ in range(5):
+            ours = self.seen | marked(self.mark)
+            if self.process.poll() is None:  # not reaped yet, so its id is still its own
+                ours |= descendants(self.process.pid)
+            if not alive(ours):
+                return
+            for pid, start in ours:
+                stat = _stat(pid)
+                if stat is not None and stat[2] == start:
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=10)
+            time.sleep(0.5)
+
+
+@pytest.fixture
+def start(tmp_path) -> Iterator[Callable[..., Run]]:
+    runs: list[Run] = []
+
+    def starter(command: list[str], **options) -> Run:
+        runs.append(Run(tmp_path, command, **options))
+        return runs[-1]
+
+    yield starter
+    for run in runs:
+        run.kill_leftovers()
+
+
+def _named(number: signal.Signals) -> str:
+    return number.name
+
+
+# ---------------------------------------------------------------------------------------- the grader
+SLEEPING_GAME = '''\
+import os
+
+
+class HyperMinesGame:
+    def __init__(self, *args, **kwargs):
+        reader, writer = os.pipe()
+        os.read(reader, 1)  # waits for ever using no CPU time: each test lasts until the idle guard
+'''
+
+
+def sandbox_children(run: Run) -> set[Process]:
+    """The sandboxed children of the run (the Python inside bubblewrap), by their tag."""
+    return {p for p in marked(run.mark) if "/sandbox/runtime/child.py" in command(p[0])}
+
+
+@pytest.mark.parametrize("number", SIGNALS, ids=_named)
+def test_a_batch_stops_with_every_worker_and_sandbox(tmp_path, start, number):
+    """`autograder grade -j 2` in the middle of grading (a submission takes a minute, eight wait): the
+    signal ends it with 128 + the signal's number and one line, no worker or sandbox is left, and
+    no student is given the result of an interrupted grading, and every temporary folder is removed."""
+    for student in "abcdefgh":
+        (tmp_path / "submitted" / student).mkdir(parents=True)
+        (tmp_path / "submitted" / student / "lab.py").write_text(SLEEPING_GAME)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    run = start([sys.executable, "-m", "autograder.cli", "grade", "--assignment", "hypermines",
+                 str(tmp_path / "submitted"), "--results-dir", str(tmp_path / "results"), "-j", "2", "--no-progress"],
+                env={"TMPDIR": str(scratch)})
+    wait_for(lambda: len(sandbox_children(run)) >= 2 or run.process.poll() is not None, "two sandboxes grading")
+    assert run.process.poll() is None, run.text()[-3000:]
+    code = run.stop(number)
+    assert not survivors(run), f"left running after {number.name}: {survivors(run, 0)}"
+    assert not list((tmp_path / "results").glob("*/results.json")), "grading went on after the signal"
+    assert not list(scratch.iterdir()), "temporary folders left behind (sandboxes, their runtime)"
+    assert code == 128 + number, run.text()[-3000:]
+    assert f"autograder: stopped by {number.name}" in run.text() and "Traceback" not in run.text(), run.text()
+
+
+# ------------------------------------------------------------------------------------------ mines lab
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize("number", SIGNALS, ids=_named)
+def test_mines_lab_stops_with_every_kernel(tmp_path, start, number):
+    """`mines lab` is JupyterLab once started: the signal stops it and every kernel it started."""
+    port, token = _free_port(), secrets.token_hex(16)
+    (tmp_path / "notebooks").mkdir()
+    run = start([sys.executable, "-m", "minesweeper_kit.cli", "lab", str(tmp_path / "notebooks"), "--no-browser",
+                 f"--ServerApp.port={port}", "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}"],
+                cwd=tmp_path, env={"JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+                                   "JUPYTER_CONFIG_DIR": str(tmp_path / "config")})
+    url = f"http://127.0.0.1:{port}/api/kernels?token={token}"
+
+    def answers() -> bool:
+        if run.process.poll() is not None:
+            pytest.fail(f"mines lab exited:\n{run.text()[-3000:]}")
+        with contextlib.suppress(OSError):
+            urllib.request.urlopen(url, timeout=5).close()
+            return True
+        return False
+
+    wait_for(answers, "JupyterLab answering")
+    for _ in range(2):
+        request = urllib.request.Request(url, data=b"{}", method="POST", headers={"Content-Type": "application/json"})
+        urllib.request.urlopen(request, timeout=120).close()
+    with urllib.request.urlopen(url, timeout=30) as answer:
+        assert len(json.load(answer)) == 2
+    kernels = wait_for(lambda: [p for p in alive(marked(run.mark)) if "ipykernel" in p], "two kernel processes")
+    assert len(kernels) == 2, kernels
+    run.stop(number)
+    assert not survivors(run), f"left running after {number.name}: {survivors(run, 0)}"
+
+
+@pytest.mark.parametrize("number", SIGNALS, ids=_named)
+def test_mines_lab_stops_while_it_builds_the_workspace(tmp_path, start, number):
+    """Before JupyterLab starts, `mines lab` builds the workspace with nbgrader in a child process:
+    the signal stops that child before `mines lab` exits, and removes the temporary folders."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    run = start([sys.executable, "-m", "minesweeper_kit.cli", "lab", "--workspace", str(tmp_path / "workspace"),
+                 "--no-browser"], env={"TMPDIR": str(scratch)})
+    # nbgrader's gradebook appears once the child has started working, long after its parent has
+    # gone on to read what it prints
+    wait_for(lambda: any(scratch.glob("nbgrader-course-*/gradebook.db")) or run.process.poll() is not None,
+             "nbgrader building the student versions")
+    assert run.process.poll() is None, run.text()[-3000:]
+    assert [p for p in alive(marked(run.mark)) if "_generate" in p], "no nbgrader process found by its mark"
+    code = run.stop(number)
+    left = [p for p in alive(run.seen) if "_generate" in p]  # at once: mines lab waits for its child
+    assert not left, f"outlived mines lab after {number.name}: {left}"
+    assert code == 128 + number, run.text()[-3000:]
+    assert not survivors(run)
+    assert not list(scratch.iterdir()), "temporary folders left behind"
+    assert not any((tmp_path / "workspace").glob("*.ipynb"))
+
+
+# --------------------------------------------------------------------------------- pytest and make
+BROWSER_TEST = '''\
+import os
+import time
+import urllib.request
+
+
+def test_hold(lab, browser):
+    """The suite's own JupyterLab (with a kernel) and Chromium, until the run is stopped."""
+    browser.new_page()
+    request = urllib.request.Request(f"{lab.url}/api/kernels?token={lab.token}", data=b"{}", method="POST",
+                                     headers={"Content-Type": "application/json"})
+    urllib.request.urlopen(request, timeout=120).close()
+    open(os.environ["READY"], "w").close()
+    time.sleep(900)
+'''
+
+SERVER_TEST = '''\
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def server():
+    """A long-lived server started the way the suite starts its servers: in a session of its own,
+    stopped with its process group when the fixture is torn down."""
+    process = subprocess.Popen([sys.executable, "-m", "http.server", "--bind", "127.0.0.1", "0"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    yield process
+    os.killpg(process.pid, signal.SIGTERM)
+    process.wait(timeout=60)
+
+
+def test_hold(server):
+    open(os.environ["READY"], "w").close()
+    time.sleep(900)
+
+
+def test_nothing():
+    pass
+'''
+
+
+def _test_folder(tmp_path: Path, source: str) -> Path:
+    """A folder of one test module, its own root (an empty pytest.ini), run with this suite's
+    conftest.py loaded as a plugin (``-p conftest``): its fixtures and its SIGTERM handling."""
+    folder = tmp_path / "inner"
+    folder.mkdir()
+    (folder / "pytest.ini").write_text("[pytest]\n")
+    (folder / "test_hold.py").write_text(source)
+    return folder
+
+
+def _pytest_env(tmp_path: Path) -> dict[str, str]:
+    """Where the inner test says it is ready, and the suite's folder on the path (``-p conftest``)."""
+    tests = os.pathsep.join(filter(None, [str(REPO / "tests"), os.environ.get("PYTHONPATH")]))
+    return {"PYTHONPATH": tests, "READY": str(tmp_path / "ready")}
+
+
+def test_pytest_stops_its_servers_and_browser_on_sigterm(tmp_path, start):
+    """A pytest run on two workers, like `make test`, whose test holds the suite's JupyterLab (with
+    a kernel) and Chromium: SIGTERM to pytest tears the fixtures down and nothing is left."""
+    folder = _test_folder(tmp_path, BROWSER_TEST)
+    run = start([sys.executable, "-m", "pytest", "-p", "conftest", "-p", "no:cacheprovider", "-n", "2", "--dist",
+                 "loadgroup", f"--basetemp={tmp_path / 'basetemp'}", str(folder)],
+                cwd=folder, env=_pytest_env(tmp_path))
+    wait_for(lambda: (tmp_path / "ready").exists() or run.process.poll() is not None, "the test holding the servers")
+    assert run.process.poll() is None, run.text()[-3000:]
+    assert [p for p in alive(marked(run.mark)) if "jupyterlab" in p], "no JupyterLab found by its mark"
+    assert [p for p in alive(marked(run.mark)) if "chrom" in p.lower()], "no Chromium found by its mark"
+    code = run.stop(signal.SIGTERM)
+    assert not survivors(run), f"left running after SIGTERM: {survivors(run, 0)}"
+    assert code == pytest.ExitCode.INTERRUPTED, run.text()[-3000:]  # stopped in order, not killed by the signal
+
+
+def test_make_test_stops_pytest_and_its_servers_on_sigterm(tmp_path, start):
+    """`make test`'s own recipe, on a small test folder through PYTEST_ARGS (quoted, so make hands
+    the line to a shell), lint skipped (MAKE=true): SIGTERM to make reaches pytest, whose fixture
+    stops its server, and make exits with an error."""
+    folder = _test_folder(tmp_path, SERVER_TEST)
+    arguments = f'-p conftest -p no:cacheprovider --basetemp={tmp_path / "basetemp"} -k "hold or nothing" {folder}'
+    run = start(["make", "--no-print-directory", "-o", ".venv/.installed-test", "test", "MAKE=true",
+                 "PYTEST_JOBS=2", f"PYTEST_ARGS={arguments}"], env=_pytest_env(tmp_path))
+    wait_for(lambda: (tmp_path / "ready").exists() or run.process.poll() is not None, "the test holding the server")
+    assert run.process.poll() is None, run.text()[-3000:]
+    assert [p for p in alive(marked(run.mark)) if "http.server" in p], "no server found by its mark"
+    code = run.stop(signal.SIGTERM)
+    assert not survivors(run), f"left running after SIGTERM: {survivors(run, 0)}"
+    assert code != 0, run.text()[-3000:]
