@@ -295,11 +295,14 @@ def render_page(standings: Standings) -> str:
     s = standings.settings
     events = ", ".join(e.name for e in standings.events)
     seeds = ", ".join(f"{e.name} {e.run_seed}" for e in standings.events)
+    seed = esc(s.get("seed", "?"))
     body = [
         "<h1>Bot tournament</h1>",
         f'<p class="muted">{len(standings.rows)} bots; {esc(s.get("games", "?"))} games per event ({esc(events)}), '
         f"the same games for every bot (run seeds: {esc(seeds)}); move time limit {esc(s.get('move_timeout', '?'))} s "
         f"for sandboxed bots; written {esc(s.get('written', ''))}.</p>",
+        f'<p class="muted" id="seed">Tournament seed {seed}: rerun with <code>--seed {seed}</code> to replay the '
+        "same games.</p>",
         "<h2>Leaderboard</h2>",
         "<p>A bot is ranked above another only where the paired test says so; bots with equal ranks are "
         "tied. Per event, the ranks come from that event's games; the first column ranks on all events' "

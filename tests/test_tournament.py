@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 import shutil
 import subprocess
 import sys
@@ -292,12 +293,59 @@ def test_broken_bots_lose_with_their_reasons_in_the_sandbox(tmp_path):
 
 def test_command_line_help_and_refusals(tmp_path):
     help_text = subprocess.run(MINES + ["tournament", "--help"], capture_output=True, text=True, timeout=120).stdout
-    for needle in ("McNemar", "Holm", "Wilson", "--results-dir", "--dir", "--dask", "--sweepmine", "SHA-256"):
+    for needle in ("McNemar", "Holm", "Wilson", "--results-dir", "--dir", "--dask", "--sweepmine", "SHA-256",
+                   "draws a fresh seed", "rerun with --seed N"):
         assert needle in help_text, needle
     out = subprocess.run(MINES + ["tournament", "reference", "--quiet"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 2 and "at least two" in out.stderr
     out = subprocess.run(MINES + ["tournament", "--quiet"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 2 and "--dir" in out.stderr
+
+
+SEED_LINE = re.compile(r"^seed (\d+); rerun with --seed \1 to replay the same games$", re.M)
+
+
+def tournament_in_process(capsys, results: Path, *options: str) -> int:
+    """`mines tournament` run in this process: two deterministic bots, two beginner games. Returns
+    the seed it printed (one line, before anything else)."""
+    from minesweeper_kit.cli import main
+
+    code = main(["tournament", "reference", str(BOTS / "first_covered.py"), "--trusted", "--preset", "beginner",
+                 "--games", "2", "--chunk-size", "2", "-j", "1", "--quiet", "--results-dir", str(results), *options])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert SEED_LINE.match(out), out
+    (seed,) = SEED_LINE.findall(out)
+    return int(seed)
+
+
+def played_games(results: Path) -> dict[str, list[dict]]:
+    """Every saved game of a results folder without its timing: the board's seed and what the bot did."""
+    return {str(path.relative_to(results)): [{k: v for k, v in r.items() if k != "t"}
+                                              for r in json.loads(path.read_text())["records"]]
+            for path in sorted((results / "games").rglob("*.json"))}
+
+
+def test_without_a_seed_every_run_draws_one_records_it_and_that_seed_replays_the_games(tmp_path, capsys):
+    """Seed 0 for every run let students tune a bot to the games: each run without --seed now draws
+    its own, prints it first, and every report records it; --seed with it plays the same games."""
+    first = tournament_in_process(capsys, tmp_path / "first")
+    second = tournament_in_process(capsys, tmp_path / "second")
+    assert first != second
+    for run, seed in ((tmp_path / "first", first), (tmp_path / "second", second)):
+        data = json.loads((run / "tournament.json").read_text())
+        assert data["settings"]["seed"] == seed and [e["run_seed"] for e in data["events"]] == [seed]
+        for name in ("leaderboard.csv", "pairwise.csv"):
+            with open(run / name) as handle:
+                assert {row["seed"] for row in csv.DictReader(handle)} == {str(seed)}, name
+        assert f"rerun with <code>--seed {seed}</code>" in (run / "tournament.html").read_text()
+        boards = {r["s"] for records in played_games(run).values() for r in records}
+        assert boards == {game_seed(seed, 0), game_seed(seed, 1)}
+    assert tournament_in_process(capsys, tmp_path / "replay", "--seed", str(first)) == first
+    assert played_games(tmp_path / "replay") == played_games(tmp_path / "first") != played_games(tmp_path / "second")
+    replayed = json.loads((tmp_path / "replay" / "tournament.json").read_text())["leaderboard"]
+    original = json.loads((tmp_path / "first" / "tournament.json").read_text())["leaderboard"]
+    assert [(r["bot"], r["overall"]["wins"]) for r in replayed] == [(r["bot"], r["overall"]["wins"]) for r in original]
 
 
 def test_command_line_runs_a_folder_of_bots(tmp_path):

@@ -24,6 +24,10 @@ Decisions, written down once:
   (the seed the arena derives from (run seed, i); a preset's run seed is the tournament's seed,
   so ``mines arena BOT --preset P --seed S`` replays the same games; Sweepmine subtask n uses
   seed + n, as ``mines arena --sweepmine`` does).
+* The tournament's seed is drawn afresh for every run unless one is given, so no bot can be
+  tuned to the games beforehand; the command prints it first and every report records it
+  (``settings.seed`` in tournament.json, a ``seed`` column in the CSV files, the page), and
+  giving it again replays the same games.
 * Games are played by the arena (``play_series``, its runners and its rules); bot files run in the
   arena's sandbox with a time limit per move unless ``trusted``; the built-in bots run in-process.
 * Work is split into (bot, event, chunk of games) units. Each finished unit is saved in the

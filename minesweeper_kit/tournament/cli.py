@@ -10,7 +10,7 @@ from typing import Any
 
 from ..presets import PRESETS
 from .reports import standings_json
-from .running import run_tournament
+from .running import draw_seed, run_tournament
 
 TOURNAMENT_DESCRIPTION = """Play every bot on the same seeded games and rank them honestly.
 
@@ -24,9 +24,14 @@ lost to crashes, illegal moves and time-outs and the median and 95th-percentile 
 
 Bot files run in the arena's sandbox (a time limit per move) unless --trusted; built-in bots run
 in-process. Finished (bot, event, chunk of games) units are saved in --results-dir and reused by
-the next run with the same settings, so an interrupted run resumes; a bot file whose SHA-256
-changed is replayed. The results folder receives leaderboard.csv, pairwise.csv, tournament.json
-and tournament.html (a page with its plots inside: it opens without a server or network)."""
+the next run with the same settings (the seed included), so an interrupted run resumes; a bot
+file whose SHA-256 changed is replayed. The results folder receives leaderboard.csv,
+pairwise.csv, tournament.json and tournament.html (a page with its plots inside: it opens without
+a server or network).
+
+Without --seed every run draws a fresh seed, so nobody can tune a bot to the games in advance; it
+is printed first ("seed N; rerun with --seed N to replay the same games") and recorded in every
+report. Give that --seed to replay the games, or to resume a stopped run from its saved units."""
 
 
 def register(subparsers: Any) -> None:
@@ -95,16 +100,27 @@ def _add_event_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seed",
         type=int,
-        default=0,
-        help="tournament seed: game i of a preset uses the seed derived from (seed, i), as `mines arena --seed` does",
+        help="tournament seed: game i of a preset uses the seed derived from (seed, i), as `mines arena --seed` "
+        "does (default: a fresh one, printed and recorded in the reports; give it again to replay the same games "
+        "or resume a stopped run)",
     )
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run `mines tournament` with parsed arguments; 2 for a usage error, else 0."""
+    """Run `mines tournament` with parsed arguments; 2 for a usage error, 3 when the bots' sandbox
+    could not start on this machine (units played so far are kept), else 0."""
+    from ..sandbox import IsolationUnavailable, SandboxUnavailable
+
     if not args.bots and not args.dir:
         print("mines tournament: name the bots (files or built-in names) or give --dir FOLDER", file=sys.stderr)
         return 2
+    seed = draw_seed() if args.seed is None else args.seed
+    # First, so that a stopped run can be resumed; on stderr when stdout is kept for --json.
+    print(
+        f"seed {seed}; rerun with --seed {seed} to replay the same games",
+        file=sys.stderr if args.json else sys.stdout,
+        flush=True,
+    )
     try:
         standings = run_tournament(
             args.bots,
@@ -113,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
             sweepmine=args.sweepmine,
             subtasks=args.subtasks,
             games=args.games,
-            seed=args.seed,
+            seed=seed,
             jobs=args.jobs,
             dask=args.dask,
             results_dir=args.results_dir,
@@ -125,6 +141,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"mines tournament: {error}", file=sys.stderr)
         return 2
+    except (IsolationUnavailable, SandboxUnavailable) as error:
+        print(f"mines tournament: the bots' sandbox could not start on this machine: {error}", file=sys.stderr)
+        return 3
     if args.json:
         print(json.dumps(standings_json(standings), indent=1))
     else:
@@ -132,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
         print(standings.table())
         print(
             f"\nplayed {s['games_played']} game(s) in {s['play_seconds']:.1f} s, reused {s['units_reused']} "
-            f"saved unit(s); reports in {args.results_dir}/ (tournament.html, leaderboard.csv, pairwise.csv, "
-            "tournament.json)"
+            f"saved unit(s); seed {seed}; reports in {args.results_dir}/ (tournament.html, leaderboard.csv, "
+            "pairwise.csv, tournament.json)"
         )
     return 0

@@ -63,7 +63,7 @@ def leaderboard_text(standings: Standings) -> str:
 
 
 def standings_json(standings: Standings) -> dict:
-    """Everything as plain data (tournament.json)."""
+    """Everything as plain data (tournament.json); ``settings.seed`` replays the games."""
 
     def stats(s: EventStats) -> dict:
         return {
@@ -148,7 +148,8 @@ def write_outputs(standings: Standings, results_dir: str | os.PathLike) -> dict[
 
 
 def leaderboard_rows(standings: Standings) -> list[list]:
-    """leaderboard.csv: a header, then one row per bot, best first."""
+    """leaderboard.csv: a header, then one row per bot, best first; the last column is the
+    tournament's seed, so the file alone says how to replay its games."""
     events = [e.name for e in standings.events]
     head = ["rank", "group", "bot", "games", "wins", "win_rate", "ci_low", "ci_high"]
     for e in standings.events:
@@ -166,7 +167,9 @@ def leaderboard_rows(standings: Standings) -> list[list]:
         "move_ms_p95",
         "sandboxed",
         "sha256",
+        "seed",
     ]
+    seed = standings.settings.get("seed", "")
     rows: list[list] = [head]
     for row in standings.rows:
         o = row.overall
@@ -194,14 +197,17 @@ def leaderboard_rows(standings: Standings) -> list[list]:
             "" if p95 is None else f"{1000 * p95:.4g}",
             row.entrant.sandboxed,
             row.entrant.sha256,
+            seed,
         ]
         rows.append(line)
     return rows
 
 
 def pairwise_rows(standings: Standings) -> list[list]:
-    """pairwise.csv: a header, then every pair of every family (each event, and all events)."""
-    rows: list[list] = [["event", "a", "b", "games", "both_won", "a_only", "b_only", "p", "p_holm", "winner"]]
+    """pairwise.csv: a header, then every pair of every family (each event, and all events); the
+    last column is the tournament's seed, as in leaderboard.csv."""
+    seed = standings.settings.get("seed", "")
+    rows: list[list] = [["event", "a", "b", "games", "both_won", "a_only", "b_only", "p", "p_holm", "winner", "seed"]]
     for family, pairs in standings.pairs.items():
         for p in pairs:
             rows.append(
@@ -216,6 +222,7 @@ def pairwise_rows(standings: Standings) -> list[list]:
                     f"{p.p:.6g}",
                     f"{p.p_holm:.6g}",
                     p.winner or "tie",
+                    seed,
                 ]
             )
     return rows

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -27,7 +28,7 @@ def run_tournament(
     sweepmine: bool = False,
     subtasks: Sequence[int] = (1, 2, 3, 4, 5, 6),
     games: int = 500,
-    seed: int = 0,
+    seed: int | None = None,
     jobs: int = 1,
     dask: str | Any | None = None,
     results_dir: str | os.PathLike = "tournament-results",
@@ -41,9 +42,12 @@ def run_tournament(
     """Play every bot on the same games (reusing saved units), rank them and write the reports.
 
     Writes ``leaderboard.csv``, ``pairwise.csv``, ``tournament.json`` and ``tournament.html``
-    into ``results_dir`` (unless ``write`` is False) and returns the `Standings`.
+    into ``results_dir`` (unless ``write`` is False) and returns the `Standings`. Without a
+    ``seed``, a fresh one is drawn (`draw_seed`), so no bot can be tuned to the games in advance;
+    every report records it, and passing it again replays the same games.
     """
     _check(games=games, jobs=jobs, chunk_size=chunk_size)
+    seed = draw_seed() if seed is None else int(seed)
     if move_timeout <= 0:
         raise ValueError(f"move_timeout must be positive, got {move_timeout}")
     entrants = find_entrants(bots, folder, trusted)
@@ -76,6 +80,12 @@ def run_tournament(
     if write:
         write_outputs(standings, results_dir)
     return standings
+
+
+def draw_seed() -> int:
+    """A tournament seed nobody can know before the run (the operating system's randomness), in
+    the range `autograder grade` draws its seeds from."""
+    return secrets.randbelow(2**31)
 
 
 def _check(**counts: int) -> None:
