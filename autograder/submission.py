@@ -99,7 +99,12 @@ class Submission:
         return stem if stem.isidentifier() else "submission"
 
     def describe(self) -> str:
-        """One paragraph for the feedback: which file and which cells were graded."""
+        """One paragraph for the feedback: which file and which cells were graded. A submission that
+        could not be read says only which file was read, since none of its code ran (its
+        ``problem`` says why; "code cells used: none" would only hide that)."""
+        if self.problem:
+            what = f"notebook {self.path.name}" if self.kind == "notebook" else f"file {self.path.name}"
+            return f"Read {what}; none of its code was run." if self.source_file else "No file was read."
         if self.kind == "notebook":
             cells = ", ".join(str(c) for c in self.cells_used) or "none"
             text = f"Graded notebook {self.path.name}: {self.selection}; code cells used: {cells}."
@@ -321,11 +326,12 @@ def read_submission(student: str, path: Path | None, keep_import: Callable[[str]
         submission.sha256 = hashlib.sha256(data).hexdigest()
         if submission.kind == "python":
             submission.source = _decode(data, path.name)
-            return submission
-        code = notebook_code(data, keep_import)
-        (submission.source, submission.cells_used, submission.selection, submission.notes, submission.line_map) = code
-        if not submission.source.strip():
-            submission.problem = "the notebook has no code to grade (no code cells with definitions)"
+            submission.problem = python_syntax_problem(submission.source, path.name)
+        else:
+            code = notebook_code(data, keep_import)
+            submission.source, submission.cells_used, submission.selection, submission.notes, submission.line_map = code
+            if not submission.source.strip():
+                submission.problem = "the notebook has no code to grade (no code cells with definitions)"
     except ValueError as error:
         submission.problem = str(error)
     except (RecursionError, MemoryError):
@@ -335,6 +341,24 @@ def read_submission(student: str, path: Path | None, keep_import: Callable[[str]
     if submission.problem:
         submission.source, submission.line_map = "", []
     return submission
+
+
+def python_syntax_problem(source: str, name: str) -> str | None:
+    """Where a ``.py`` file does not parse, in the words a notebook's error uses ("SyntaxError in
+    lab.py, line 4: '(' was never closed"), or None when it parses.
+
+    Found when the file is read, before any sandbox starts, so the feedback names the line
+    whatever the machine, and a file that cannot run is never handed to a sandbox. Errors only the
+    compiler finds (``return`` outside a function) are still reported, with their line, when the
+    sandbox loads the file."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarnings (an invalid escape) are not the student's error
+            ast.parse(source, filename=name)
+    except SyntaxError as error:
+        where = f", line {error.lineno}" if error.lineno else ""
+        return f"{type(error).__name__} in {name}{where}: {error.msg}"
+    return None
 
 
 # ---------------------------------------------------------------------- notebook JSON

@@ -1,14 +1,20 @@
-"""Instructor material never ships to students; the Gradescope export runs the same grader."""
+"""Instructor material never ships to students; the Gradescope export runs the same grader, with the
+versions the kit was tested with, says whether a sandbox starts there, and names a syntax error's line."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
+import os
+import re
 import shutil
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
+import nbformat
+import pytest
 import setuptools
 
 from autograder.gradescope import export
@@ -41,25 +47,126 @@ def test_the_wheel_holds_no_instructor_material(tmp_path):
     assert leaked == []
 
 
-def test_exported_autograder_runs_in_a_simulated_gradescope_layout(tmp_path, reference_source):
-    archive = export("hypermines", tmp_path / "autograder.zip")
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory) -> Path:
+    """The hypermines autograder zip, exported once for the tests below."""
+    return export("hypermines", tmp_path_factory.mktemp("export") / "autograder.zip")
+
+
+@pytest.fixture
+def no_bwrap_path(tmp_path) -> str:
+    """A PATH on which every program this machine has is found except bwrap (as in test_isolation.py)."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    for directory in os.environ.get("PATH", "").split(os.pathsep):
+        if not os.path.isdir(directory):
+            continue
+        for name in os.listdir(directory):
+            target = os.path.join(directory, name)
+            if name != "bwrap" and not (folder / name).exists() and os.access(target, os.X_OK):
+                (folder / name).symlink_to(target)
+    return str(folder)
+
+
+def gradescope_layout(tmp_path: Path, archive: Path, submission: str | bytes, name: str = "lab.py") -> Path:
+    """A simulated /autograder: the zip in source/, one student's file in submission/."""
+    root = tmp_path / "gs"
+    zipfile.ZipFile(archive).extractall(root / "source")
+    (root / "submission").mkdir()
+    target = root / "submission" / name
+    target.write_bytes(submission if isinstance(submission, bytes) else submission.encode("utf-8"))
+    return root
+
+
+def run_script(root: Path, script: str, path: str | None = None) -> subprocess.CompletedProcess:
+    """Run setup.sh (its apt-get and pip skipped: this venv has the packages) or run_autograder in
+    the layout, with this venv's Python as python3 and PATH as given."""
+    env = {"PATH": path or f"{Path(sys.executable).parent}:/usr/bin:/bin", "AUTOGRADER_ROOT": str(root),
+           "AUTOGRADER_PYTHON": sys.executable, "AUTOGRADER_SKIP_INSTALL": "1", "HOME": str(root)}
+    return subprocess.run(["bash", str(root / "source" / script)], capture_output=True, text=True, env=env,
+                          timeout=300, cwd=root)
+
+
+def test_exported_autograder_runs_in_a_simulated_gradescope_layout(tmp_path, archive, reference_source):
     names = zipfile.ZipFile(archive).namelist()
     assert {"setup.sh", "run_autograder", "requirements.txt"} <= set(names)
     assert "autograder/instructor/suites/test_hypermines.py" in names
     assert not any("reference" in n for n in names)
     assert "autograder/instructor/data/originals/hypermines/test_inputs/test_integration1.json" in names
 
-    root = tmp_path / "gs"
-    zipfile.ZipFile(archive).extractall(root / "source")
-    (root / "submission").mkdir()
-    (root / "submission" / "lab.py").write_text(reference_source)
-    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "AUTOGRADER_ROOT": str(root),
-           "AUTOGRADER_PYTHON": sys.executable, "HOME": str(tmp_path)}
-    result = subprocess.run(["bash", str(root / "source" / "run_autograder")], capture_output=True, text=True,
-                            env=env, timeout=300, cwd=tmp_path)
+    root = gradescope_layout(tmp_path, archive, reference_source)
+    setup = run_script(root, "setup.sh")
+    assert setup.returncode == 0, setup.stdout + setup.stderr
+    record = (root / "source" / "sandbox-check.txt").read_text()
+    assert record.startswith("setup.sh sandbox check (") and "passed: a sandbox starts" in record, record
+    assert "isolation: bwrap" in record and record in setup.stdout + "\n"  # in the build's log too
+    result = run_script(root, "run_autograder")
     assert result.returncode == 0, result.stdout + result.stderr
     results = json.loads((root / "results" / "results.json").read_text())
     assert results["score"] == 20
     assert len(results["tests"]) == 13 and all(t["status"] == "passed" for t in results["tests"])
-    info = zipfile.ZipFile(archive).getinfo("run_autograder")
-    assert (info.external_attr >> 16) & 0o111
+    for script in ("setup.sh", "run_autograder"):
+        info = zipfile.ZipFile(archive).getinfo(script)
+        assert (info.external_attr >> 16) & 0o111
+
+
+def test_requirements_pin_the_versions_installed_here(archive):
+    """Gradescope installs exactly the versions of this environment, the one the kit was tested in:
+    each of the kit's runtime dependencies, and pytest and IPython, which the grader runs on."""
+    text = zipfile.ZipFile(archive).read("requirements.txt").decode()
+    pins = dict(line.split("==") for line in text.splitlines() if line and not line.startswith("#"))
+    runtime = {re.split(r"[<>=!~;\[ ]", requirement)[0].lower()
+               for requirement in importlib.metadata.requires("minesweeper-kit") or []
+               if "extra ==" not in requirement}
+    assert runtime and runtime | {"pytest", "ipython"} <= set(pins), text
+    for name, version in pins.items():
+        assert version == importlib.metadata.version(name), (name, version)
+
+
+def test_without_a_sandbox_setup_says_so_and_every_run_names_it_without_a_score(tmp_path, archive,
+                                                                                   reference_source, no_bwrap_path):
+    """No bubblewrap in the image: setup.sh still succeeds (the build is not failed for a check that
+    may differ where submissions run) but prints and records that no sandbox starts; then each run
+    posts no score (no results.json, exit status 1) and its output, the instructor's, gives the
+    cause with setup.sh's record."""
+    root = gradescope_layout(tmp_path, archive, reference_source)
+    setup = run_script(root, "setup.sh", path=no_bwrap_path)
+    assert setup.returncode == 0, setup.stdout + setup.stderr
+    record = (root / "source" / "sandbox-check.txt").read_text()
+    assert "FAILED (autograder doctor exit status 1): no sandbox starts" in record, record
+    assert "bubblewrap (bwrap) is not installed" in record and "FAILED" in setup.stdout
+    (root / "results").mkdir()
+    (root / "results" / "results.json").write_text('{"score": 0}\n')  # an earlier run's file never stays
+    result = run_script(root, "run_autograder", path=no_bwrap_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert not (root / "results" / "results.json").exists()
+    assert "NOT GRADED" in result.stderr and "the sandbox could not start" in result.stderr
+    assert "when the image was built, setup.sh sandbox check (" in result.stderr
+    assert record.splitlines()[0] in result.stderr and "points" not in result.stdout
+
+
+BROKEN_NOTEBOOK = nbformat.v4.new_notebook(cells=[
+    nbformat.v4.new_markdown_cell("# HyperMines"),
+    nbformat.v4.new_code_cell("import math\n\ndef helper(x):\n    return x\n"),
+    nbformat.v4.new_code_cell("class HyperMinesGame:\n    pass\n\ndef dig(game, coordinates:\n    pass\n"),
+])
+
+
+@pytest.mark.parametrize(("name", "text", "where"), [
+    ("lab.py", "class HyperMinesGame:\n    pass\n\ndef dig(game, coordinates:\n    pass\n",
+     "SyntaxError in lab.py, line 4: '(' was never closed"),
+    ("lab.ipynb", nbformat.writes(BROKEN_NOTEBOOK), "SyntaxError in cell 3, line 4: "),
+], ids=["py", "ipynb"])
+def test_on_gradescope_a_syntax_error_names_its_line(tmp_path, archive, name, text, where):
+    """The student's results name the line of a syntax error (and the cell, in a notebook), and no
+    longer claim "code cells used: none"; it is the student's error, so it is a score (0)."""
+    root = gradescope_layout(tmp_path, archive, text, name)
+    result = run_script(root, "run_autograder")
+    assert result.returncode == 0, result.stdout + result.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 0 and results["extra_data"]["status"] == "graded"
+    assert where in results["output"], results["output"]
+    assert f"Read {'notebook' if name.endswith('.ipynb') else 'file'} {name}; none of its code was run." in (
+        results["output"])
+    assert "cells used: none" not in results["output"]
+    assert all(where in test["output"] for test in results["tests"]), results["tests"]

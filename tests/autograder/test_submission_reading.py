@@ -329,6 +329,33 @@ def test_the_command_shows_a_collision_before_grading(tmp_path):
     assert not (tmp_path / "results" / "x_y").exists()
 
 
+BROKEN_DIG = "class HyperMinesGame:\n    pass\n\ndef dig(game, coordinates:\n    pass\n"
+
+
+def test_autograder_grade_names_the_line_of_a_syntax_error(tmp_path):
+    """`autograder grade` names a syntax error's line in a .py and its cell and line in a notebook, in
+    the feedback, results.json and the summary, and no longer says "code cells used: none"."""
+    submitted = tmp_path / "submitted"
+    (submitted / "pat").mkdir(parents=True)
+    (submitted / "pat" / "lab.py").write_text(BROKEN_DIG)
+    (submitted / "nia").mkdir()
+    (submitted / "nia" / "lab.ipynb").write_bytes(notebook("import math\n", BROKEN_DIG))
+    results = tmp_path / "results"
+    done = subprocess.run([sys.executable, "-m", "autograder.cli", "grade", "--assignment", "hypermines",
+                           str(submitted), "--results-dir", str(results), "--no-progress", "-j", "1", "--seed", "1"],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for student, where, read in (
+            ("pat", "SyntaxError in lab.py, line 4: '(' was never closed", "Read file lab.py;"),
+            ("nia", "SyntaxError in cell 2, line 4: '(' was never closed", "Read notebook lab.ipynb;")):
+        feedback = (results / student / "feedback.txt").read_text()
+        assert f"Score: 0 / 20\n\nYour submission could not be graded: {where}\n" in feedback, feedback
+        assert f"{read} none of its code was run." in feedback and "cells used: none" not in feedback
+        assert f"{where}. {read}" in json.loads((results / student / "results.json").read_text())["output"]
+        assert any(line.startswith(student) and where[:len("SyntaxError in cell 2")] in line
+                   for line in done.stdout.splitlines()), done.stdout
+
+
 # ---------------------------------------------------------------------- through a real batch
 @pytest.fixture(scope="module")
 def crafted_batch(tmp_path_factory, reference_source):
