@@ -4,24 +4,34 @@ Each submission is read in this process and graded by :func:`grade_job`, a plain
 plain data, so the same job runs inline, in a local process pool or on a dask.distributed
 worker. A student graded before is skipped unless ``force`` is set, and only when the signed
 record in the results folder verifies for this assignment and the same source file (see
-:mod:`autograder.report`); anything else is graded again.
+:mod:`autograder.report`); anything else is graded again, and so is a submission the grader
+failed on ("not graded"). A failure that concerns the whole batch (no bubblewrap, no hidden suite)
+is found once, before any job, and leaves every submission to grade not graded.
 """
 
 from __future__ import annotations
 
+import atexit
 import concurrent.futures
+import copy
 import multiprocessing
 import os
 import secrets
+import signal
+import threading
+import time
 import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from types import FrameType
 
 from tqdm import tqdm
 
-from .assignments import Assignment, InstructorMaterialMissing, get_assignment
-from .grading import GradeReport, grade_submission, list_tests
+from minesweeper_kit.shutdown import Terminated, exit_status
+
+from .assignments import Assignment, get_assignment
+from .grading import GradeReport, TestOutcome, grade_submission, list_tests, not_graded_report, suite_problem
 from .report import grader_key, read_student, write_csv, write_student
 from .submission import Submission, discover, read_submission
 
@@ -59,29 +69,36 @@ def grade_job(job: dict) -> dict:
             isolation=job.get("isolation", "bwrap"),
         )
     except Exception:  # noqa: BLE001 - one broken submission never stops the batch
-        report = _failed_report(assignment.id, submission, job["seed"], traceback.format_exc())
+        report = _failed_report(
+            assignment.id, submission, job["seed"], traceback.format_exc(), job.get("isolation", "bwrap")
+        )
     return report.to_dict()
 
 
-def _failed_report(assignment_id: str, submission: Submission, seed: int, error: str) -> GradeReport:
-    try:
-        tests = list_tests(get_assignment(assignment_id))
-    except Exception:  # noqa: BLE001
-        tests = []
-    for test in tests:
-        test.output = "not graded: the grader failed on this submission (reported to the instructor)"
-    return GradeReport(
-        submission.student,
+def _failed_report(
+    assignment_id: str, submission: Submission, seed: int, error: str, isolation: str = "bwrap"
+) -> GradeReport:
+    """The grader itself failed on this submission (an exception, a worker that died): not graded."""
+    last = [line for line in error.strip().splitlines() if line.strip()][-1:] or ["no message"]
+    cause = f"the grader failed on this submission: {last[0].strip()[:300]}"
+    return not_graded_report(
         assignment_id,
-        0.0,
-        sum(t.max_score for t in tests),
-        0.0,
+        submission,
         seed,
-        tests,
-        submission.describe(),
-        "the grader failed on this submission",
+        [cause],
+        tests=_known_tests(assignment_id),
         internal_errors=[error[-4000:]],
+        isolation=isolation,
     )
+
+
+def _known_tests(assignment_id: str) -> list[TestOutcome]:
+    """The hidden suite's tests, for the maximum score of a report the grader could not make; none
+    when the suite cannot even be listed."""
+    try:
+        return list_tests(get_assignment(assignment_id))
+    except Exception:  # noqa: BLE001 - the cause is reported elsewhere
+        return []
 
 
 def _jobs(
@@ -118,32 +135,118 @@ def _jobs(
 def _run_local(jobs: list[dict], workers: int, done: Callable[[dict, dict], None]) -> None:
     if workers <= 1 or len(jobs) <= 1:
         for job in jobs:
-            done(job, grade_job(job))
+            done(job, _grade_or_stop(job))
         return
     context = multiprocessing.get_context("spawn")
     pending = list(jobs)
     while pending:
-        with concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, len(pending)), mp_context=context) as pool:
-            futures = {pool.submit(grade_job, job): job for job in pending}
+        with concurrent.futures.ProcessPoolExecutor(
+            max_workers=min(workers, len(pending)), mp_context=context, initializer=_start_worker
+        ) as pool:
+            futures = {pool.submit(_pool_job, job): job for job in pending}
             pending = []
             broken = False
-            for future in concurrent.futures.as_completed(futures):
-                job = futures[future]
-                try:
-                    done(job, future.result())
-                except concurrent.futures.process.BrokenProcessPool:
-                    if broken:
-                        pending.append(job)
-                    else:
-                        broken = True
+            try:
+                for future in concurrent.futures.as_completed(futures):
+                    job = futures[future]
+                    try:
+                        done(job, future.result())
+                    except concurrent.futures.process.BrokenProcessPool:
+                        if broken:
+                            pending.append(job)
+                        else:
+                            broken = True
+                            done(job, _crash(job))
+                    except Exception:  # noqa: BLE001
                         done(job, _crash(job))
-                except Exception:  # noqa: BLE001
-                    done(job, _crash(job))
+            except KeyboardInterrupt:  # Ctrl+C or SIGTERM: no worker or sandbox may outlive the batch
+                _stop_workers(pool)
+                raise
+
+
+def _grade_or_stop(job: dict) -> dict:
+    """:func:`grade_job`, which Ctrl+C and SIGTERM stop as a whole. The hidden suite runs under
+    pytest, which ends its session on the KeyboardInterrupt they raise (closing the sandbox) and
+    then returns, so grade_job would return a report of the interrupted grading and the batch go
+    on; here the interrupt is raised again once grading has stopped. A second signal meanwhile is
+    ignored, so the sandbox's clean-up is not cut short."""
+    if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
+        return grade_job(job)
+    caught: list[int] = []
+
+    def stop(number: int, frame: FrameType | None) -> None:
+        if not caught:
+            caught.append(number)
+            raise _interrupt(number)
+
+    previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        result = grade_job(job)
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, signal.SIG_DFL if handler is None else handler)
+    if caught:
+        raise _interrupt(caught[0])
+    return result
+
+
+def _interrupt(number: int) -> KeyboardInterrupt:
+    return Terminated() if number == signal.SIGTERM else KeyboardInterrupt()
+
+
+def _start_worker() -> None:
+    """In each pool worker, before its first job: SIGTERM or Ctrl+C between jobs ends the worker
+    quietly, its exit handlers run (while grading, :func:`_grade_or_stop` handles them)."""
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, _end_idle_worker)
+
+
+def _end_idle_worker(number: int, frame: FrameType | None) -> None:
+    _ignore_signals()
+    raise SystemExit(128 + number)  # the pool's worker loop lets it through, and the process ends
+
+
+def _ignore_signals() -> None:
+    """A worker that is ending ignores SIGINT and SIGTERM (the pool and the batch may both send
+    one), so they cannot cut its exit handlers short. A handler, not SIG_IGN, which children keep."""
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, lambda number, frame: None)
+
+
+def _pool_job(job: dict) -> dict:
+    """A job in a pool worker. Stopped by SIGTERM or Ctrl+C, the worker has closed the sandbox by
+    the time the interrupt reaches here; it then ends at once, rather than let the pool give it
+    another submission."""
+    try:
+        return _grade_or_stop(job)
+    except KeyboardInterrupt as stop:
+        _ignore_signals()
+        try:
+            atexit._run_exitfuncs()  # what a normal exit runs: the sandbox runtime's and cgroups' removal
+        finally:
+            os._exit(exit_status(stop))
+
+
+def _stop_workers(pool: concurrent.futures.ProcessPoolExecutor, grace: float = 60.0) -> None:
+    """Cancel the jobs not started and stop every worker: SIGTERM ends the grading under way in
+    order and then the worker (see :func:`_pool_job`); one still there after ``grace`` seconds is
+    killed, and bubblewrap ends its sandbox with it."""
+    workers = list((pool._processes or {}).values())  # the pool gives no public handle on them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for worker in workers:
+        worker.terminate()
+    deadline = time.monotonic() + grace
+    for worker in workers:
+        worker.join(max(0.0, deadline - time.monotonic()))
+        if worker.exitcode is None:
+            worker.kill()
+            worker.join()
 
 
 def _crash(job: dict) -> dict:
     submission = Submission(job["submission"]["student"], Path(job["submission"]["path"]))
-    return _failed_report(job["assignment"], submission, job["seed"], traceback.format_exc()).to_dict()
+    error = traceback.format_exc()
+    return _failed_report(job["assignment"], submission, job["seed"], error, job.get("isolation", "bwrap")).to_dict()
 
 
 def _run_dask(jobs: list[dict], address: str, done: Callable[[dict, dict], None]) -> None:
@@ -180,9 +283,10 @@ def grade_batch(
 ) -> BatchResult:
     """Grade every submission under ``paths`` and write results, feedback and the gradebook.
 
-    ``isolation="bwrap"`` (the default) stops at once with a clear message on a machine that
-    cannot isolate untrusted code; ``"none"`` grades anyway (trusted code only)."""
-    assignment = _ready_assignment(assignment_id, isolation)
+    ``isolation="bwrap"`` (the default) grades nothing on a machine that cannot isolate untrusted
+    code: every submission to grade is then "not graded", with the reason as its cause, as when
+    the hidden suite is missing; ``"none"`` grades anyway (trusted code only)."""
+    assignment = get_assignment(assignment_id)
     results_dir = Path(results_dir)
     results_dir.mkdir(parents=True, exist_ok=True)
     seed = secrets.randbits(31) if seed is None else int(seed)
@@ -193,22 +297,32 @@ def grade_batch(
     hidden = [str(results_dir.resolve())] + [str(p.resolve()) for p in paths] + list(hide or [])
     job_list = _jobs(assignment.id, todo, seed, time_limit, hidden, memory_mb, test_time_limit, settings, isolation)
     workers = jobs or os.cpu_count() or 1
-    _grade_jobs(job_list, assignment.id, results_dir, reports, workers, dask_address, progress)
+    cause = _batch_problem(assignment, isolation) if job_list else None
+    if cause is not None:  # nothing can be graded: say so for each submission, with no job run
+        tests = _known_tests(assignment.id)
+        for job, submission in zip(job_list, todo):
+            report = not_graded_report(
+                assignment.id, submission, seed, [cause], tests=copy.deepcopy(tests), isolation=isolation
+            )
+            _write(job, report, results_dir, reports)
+    else:
+        _grade_jobs(job_list, assignment.id, results_dir, reports, workers, dask_address, progress)
     ordered = [reports[s] for s, _ in students if s in reports]
     if csv_path is not None:
         write_csv(ordered, Path(csv_path))
     return BatchResult(ordered, [j["submission"]["student"] for j in job_list], skipped, seed)
 
 
-def _ready_assignment(assignment_id: str, isolation: str) -> Assignment:
-    """The assignment, once this machine can isolate as asked and its hidden suite is there."""
-    from minesweeper_kit.sandbox.isolation import require_isolation
+def _batch_problem(assignment: Assignment, isolation: str) -> str | None:
+    """Why no submission of this batch can be graded (this machine cannot isolate as asked, the
+    hidden suite is missing or unreadable), or None."""
+    from minesweeper_kit.sandbox.isolation import IsolationUnavailable, require_isolation
 
-    require_isolation(isolation)
-    assignment = get_assignment(assignment_id)
-    if not assignment.suite_path.is_file():  # raises first when the instructor folder is missing
-        raise InstructorMaterialMissing(f"the hidden suite {assignment.suite_path} does not exist")
-    return assignment
+    try:
+        require_isolation(isolation)
+    except IsolationUnavailable as error:
+        return f"the sandbox could not start: {error}"
+    return suite_problem(assignment)
 
 
 def _kept_and_todo(
@@ -227,7 +341,8 @@ def _kept_and_todo(
                 results_dir, student, assignment.id, source_name=submission.source_file, source_sha256=submission.sha256
             )
         )
-        if previous is not None and previous.isolation == isolation:  # never keep an unisolated grade
+        # never keep an unisolated grade, nor a submission the grader failed on
+        if previous is not None and previous.isolation == isolation and previous.graded:
             reports[student] = previous
             skipped.append(student)
         else:
@@ -252,12 +367,10 @@ def _grade_jobs(
 
     def done(job: dict, result: dict) -> None:
         report = GradeReport.from_dict(result)
-        write_student(
-            report, results_dir, source_name=job["submission"]["source_file"], source_sha256=job["submission"]["sha256"]
-        )
-        reports[report.student] = report
+        _write(job, report, results_dir, reports)
         bar.update(1)
-        bar.set_postfix_str(f"{report.student}: {report.score:g}/{report.max_score:g}")
+        score = "not graded" if report.score is None else f"{report.score:g}/{report.max_score:g}"
+        bar.set_postfix_str(f"{report.student}: {score}")
 
     try:
         if dask_address:
@@ -266,3 +379,11 @@ def _grade_jobs(
             _run_local(job_list, workers, done)
     finally:
         bar.close()
+
+
+def _write(job: dict, report: GradeReport, results_dir: Path, reports: dict[str, GradeReport]) -> None:
+    """Write one student's results (signed for the file graded) and keep the report."""
+    write_student(
+        report, results_dir, source_name=job["submission"]["source_file"], source_sha256=job["submission"]["sha256"]
+    )
+    reports[report.student] = report

@@ -7,6 +7,10 @@ most and with which messages, who ran out of time, who did not load and why. Fai
 are grouped after the case-specific values in them (numbers, coordinates, quoted values, paths)
 are replaced by placeholders, so "expected 3, got 4" and "expected 0, got 1" count together.
 
+A submission the grader failed on (status "not graded" in ``results.json``'s ``extra_data``) has no
+score: it is counted and listed on its own, with the grader's causes, and never enters the
+scores, the averages, the pass rates or the times.
+
 The page is self-contained (inline SVG plots, inline style, no script) and links each student's
 feedback file by a relative path, so the folder can be zipped and opened anywhere.
 """
@@ -111,6 +115,13 @@ class StudentResult:
     output: str = ""
     problem: str | None = None  #: why nothing could be graded (the grader's record)
     feedback: Path | None = None
+    status: str = "graded"  #: "graded", or "not graded" when the grader failed (no score)
+    causes: list[str] = field(default_factory=list)  #: why not graded (the grader's record)
+
+    @property
+    def graded(self) -> bool:
+        """Whether this submission has a score: False when the grader failed on it."""
+        return self.status != "not graded"
 
     @property
     def percent(self) -> float:
@@ -177,8 +188,12 @@ def read_batch(results_dir: str | os.PathLike) -> list[StudentResult]:
             )
             for i, t in enumerate(data.get("tests") or [], start=1)
         ]
-        max_score = sum(t.max_score for t in tests) or _number(record.get("max_score"))
+        max_score = (
+            sum(t.max_score for t in tests) or _number(record.get("max_score")) or _number(extra.get("max_score"))
+        )
         feedback = next((folder / n for n in FEEDBACK_NAMES if (folder / n).is_file()), None)
+        status = str(extra.get("status") or record.get("status") or "graded")
+        causes = record.get("causes")
         students.append(
             StudentResult(
                 student=str(extra.get("student") or record.get("student") or folder.name),
@@ -191,6 +206,8 @@ def read_batch(results_dir: str | os.PathLike) -> list[StudentResult]:
                 output=str(data.get("output") or ""),
                 problem=record.get("problem") or None,
                 feedback=feedback,
+                status=status,
+                causes=[str(c) for c in causes] if isinstance(causes, list) else [],
             )
         )
     if not students:
@@ -230,15 +247,34 @@ class TestSummary:
 class BatchSummary:
     """Everything the page and the terminal summary show, computed once by :func:`summarize`."""
 
-    students: list[StudentResult]
-    tests: list[TestSummary]  #: worst pass rate first
+    students: list[StudentResult]  #: every student, graded or not
+    tests: list[TestSummary]  #: worst pass rate first (graded submissions only)
     assignments: list[str]
     written: str = field(default_factory=lambda: time.strftime("%Y-%m-%d %H:%M"))
 
     @property
+    def graded(self) -> list[StudentResult]:
+        """The students with a score: every figure below is computed over these alone."""
+        return [s for s in self.students if s.graded]
+
+    @property
+    def not_graded(self) -> list[StudentResult]:
+        """The students the grader failed on: no score, counted and listed on their own."""
+        return [s for s in self.students if not s.graded]
+
+    @property
+    def not_graded_causes(self) -> list[tuple[str, list[str]]]:
+        """Each distinct cause of the grader's failures, with the students it stopped."""
+        causes: dict[str, list[str]] = {}
+        for s in self.not_graded:
+            for cause in s.causes or ["(no cause recorded; see the student's grader-log.txt)"]:
+                causes.setdefault(cause, []).append(s.student)
+        return list(causes.items())
+
+    @property
     def scores(self) -> list[float]:
-        """Every student's score, in the students' order (for the histogram and the averages)."""
-        return [s.score for s in self.students]
+        """Every graded student's score, in the students' order (for the histogram and the averages)."""
+        return [s.score for s in self.graded]
 
     @property
     def max_score(self) -> float:
@@ -248,18 +284,18 @@ class BatchSummary:
     @property
     def load_failures(self) -> list[StudentResult]:
         """The students whose submission did not load."""
-        return [s for s in self.students if s.load_failure]
+        return [s for s in self.graded if s.load_failure]
 
     @property
     def limit_hitters(self) -> list[StudentResult]:
         """The students with at least one test stopped by a time limit."""
-        return [s for s in self.students if s.limit_hits]
+        return [s for s in self.graded if s.limit_hits]
 
     @property
     def loaded_but_zero(self) -> list[tuple[StudentResult, str]]:
         """Submissions that loaded yet scored nothing, each with its most common failure message."""
         out = []
-        for s in self.students:
+        for s in self.graded:
             if s.score == 0 and s.tests and not s.load_failure:
                 messages = [t.output for t in s.tests if not t.passed]
                 common = Counter(message_pattern(m) for m in messages).most_common(1)[0][0]
@@ -273,15 +309,17 @@ def _quantile(values: list[float], q: float) -> float:
 
 
 def summarize(students: list[StudentResult], top: int = 3) -> BatchSummary:
-    """Per-test pass rates (worst first) with each test's ``top`` most common failure groups."""
+    """Per-test pass rates (worst first) with each test's ``top`` most common failure groups, over
+    the graded submissions only."""
+    graded = [s for s in students if s.graded]
     order: list[str] = []
-    for s in students:
+    for s in graded:
         for t in s.tests:
             if t.name not in order:
                 order.append(t.name)
     tests = []
     for name in order:
-        results = [(s.student, t) for s in students for t in s.tests if t.name == name]
+        results = [(s.student, t) for s in graded for t in s.tests if t.name == name]
         groups: dict[str, list[tuple[str, str]]] = {}
         for student, t in results:
             if not t.passed:
@@ -304,20 +342,40 @@ def _points(value: float) -> str:
 
 
 def terminal_summary(summary: BatchSummary, page: Path | None = None, worst: int = 5) -> str:
-    """A few lines for the terminal: scores, the worst tests, load failures, limits, times."""
+    """A few lines for the terminal: who was not graded and why, then over the graded submissions
+    scores, the worst tests, load failures, limits, times."""
     s = summary
     scores = s.scores
-    lines = [
-        f"{len(s.students)} submission(s) of {', '.join(s.assignments) or 'an assignment'}: mean score "
+    graded = s.graded
+    what = ", ".join(s.assignments) or "an assignment"
+    lines = []
+    if s.not_graded:
+        lines.append(
+            f"NOT GRADED: {len(s.not_graded)} of {len(s.students)} submission(s) (a problem on the grader's "
+            "side; no score, and left out of every figure below). Causes:"
+        )
+        for cause, students in s.not_graded_causes:
+            lines.append(
+                f"  - {' '.join(cause.split())[:300]} ({', '.join(students[:12])}"
+                + (", ..." if len(students) > 12 else "")
+                + ")"
+            )
+        if not graded:
+            lines.append(f"No submission of {what} was graded.")
+            if page is not None:
+                lines.append(f"Report: {page}")
+            return "\n".join(lines)
+    lines.append(
+        f"{len(graded)} {'graded ' if s.not_graded else ''}submission(s) of {what}: mean score "
         f"{statistics.mean(scores):.2f} / {_points(s.max_score)}, median {_points(statistics.median(scores))}; "
-        f"{sum(x.score >= x.max_score > 0 for x in s.students)} full marks, "
-        f"{sum(x.score == 0 for x in s.students)} zero."
-    ]
+        f"{sum(x.score >= x.max_score > 0 for x in graded)} full marks, "
+        f"{sum(x.score == 0 for x in graded)} zero."
+    )
     lines.append("Worst tests (pass rate, most common failure):")
     for t in s.tests[:worst]:
         common = f" - {t.failures[0].count}x {t.failures[0].pattern[:90]}" if t.failures else ""
         lines.append(f"  {100 * t.rate:5.1f}%  {t.name[:60]}{common}")
-    times = [x.seconds for x in s.students]
+    times = [x.seconds for x in graded]
     lines.append(
         f"Time per submission: median {statistics.median(times):.1f} s, 95th percentile "
         f"{_quantile(times, 0.95):.1f} s, longest {max(times):.1f} s."
@@ -388,7 +446,7 @@ def _pass_rate_figure(summary: BatchSummary):
 def _time_figure(summary: BatchSummary):
     from minesweeper_kit.tournament_page import new_figure
 
-    students = sorted(summary.students, key=lambda s: s.seconds)
+    students = sorted(summary.graded, key=lambda s: s.seconds)
     fig = new_figure(9.0, 3.0)
     ax = fig.subplots()
     colours = ["#d1242f" if s.limit_hits else "#8c959f" if s.load_failure else "#1f6feb" for s in students]
@@ -406,16 +464,20 @@ def _link(target: Path, page_dir: Path) -> str:
 
 def render_html(summary: BatchSummary, page_dir: str | os.PathLike) -> str:
     """The report page; links are relative to ``page_dir``, where the page will be written."""
-    from minesweeper_kit.tournament_page import html_page
+    from minesweeper_kit.tournament_page import esc, html_page
 
     title = f"Batch report: {', '.join(summary.assignments) or 'autograder results'}"
-    body = (
-        _overview_section(summary, title)
-        + _tests_section(summary)
-        + _time_section(summary)
-        + _load_section(summary)
-        + _students_section(summary, Path(page_dir))
-    )
+    if summary.graded:
+        body = (
+            _overview_section(summary, title)
+            + _not_graded_section(summary)
+            + _tests_section(summary)
+            + _time_section(summary)
+            + _load_section(summary)
+        )
+    else:
+        body = [f"<h1>{esc(title)}</h1>", "<p>No submission was graded.</p>"] + _not_graded_section(summary)
+    body += _students_section(summary, Path(page_dir))
     return html_page(title, "\n".join(body))
 
 
@@ -424,10 +486,11 @@ def _overview_section(s: BatchSummary, title: str) -> list[str]:
     from minesweeper_kit.tournament_page import esc, figure_svg
 
     scores = s.scores
+    not_graded = f", {len(s.not_graded)} not graded (left out of every figure)" if s.not_graded else ""
     return [
         f"<h1>{esc(title)}</h1>",
-        f'<p class="muted">{len(s.students)} submissions; mean score {statistics.mean(scores):.2f} of '
-        f"{_points(s.max_score)}, median {_points(statistics.median(scores))}; "
+        f'<p class="muted">{len(s.students)} submissions{not_graded}; mean score {statistics.mean(scores):.2f} of '
+        f"{_points(s.max_score)}, median {_points(statistics.median(scores))} over the {len(scores)} graded; "
         f"{len(s.load_failures)} did not load; {len(s.limit_hitters)} hit a time limit; written {esc(s.written)}."
         "</p>",
         "<h2>Scores</h2>",
@@ -438,6 +501,24 @@ def _overview_section(s: BatchSummary, title: str) -> list[str]:
         '<figure id="pass-rates">'
         + figure_svg(_pass_rate_figure(s), "pass-rates", "pass rate of each test")
         + "<figcaption>Share of submissions passing each test.</figcaption></figure>",
+    ]
+
+
+def _not_graded_section(s: BatchSummary) -> list[str]:
+    """Who was not graded (the grader failed on them), and each distinct cause once."""
+    from minesweeper_kit.tournament_page import esc, table
+
+    if not s.not_graded:
+        return []
+    rows = [
+        [f"<pre>{esc(cause)}</pre>", str(len(students)), esc(", ".join(students))]
+        for cause, students in s.not_graded_causes
+    ]
+    return [
+        f'<h2 id="not-graded">Not graded: {len(s.not_graded)}</h2>',
+        "<p>A problem on the grader's side, not in these submissions, stopped their grading: they have no "
+        "score and are left out of every figure on this page. Fix each cause, then grade them again.</p>",
+        table(["cause", "submissions", "students"], rows, "not-graded", text_columns=(0, 2), raw=True),
     ]
 
 
@@ -483,7 +564,7 @@ def _time_section(s: BatchSummary) -> list[str]:
     """Time per submission: the figures, the chart, and who hit a time limit with which messages."""
     from minesweeper_kit.tournament_page import esc, figure_svg, table
 
-    times = [x.seconds for x in s.students]
+    times = [x.seconds for x in s.graded]
     hit_rows = [
         [
             esc(x.student),
@@ -544,6 +625,19 @@ def _students_section(s: BatchSummary, page_dir: Path) -> list[str]:
             if x.feedback
             else '<span class="muted">none</span>'
         )
+        if not x.graded:
+            student_rows.append(
+                [
+                    esc(x.student),
+                    f"not graded / {_points(x.max_score)}",
+                    "—",
+                    "—",
+                    f"{x.seconds:.1f} s",
+                    esc("not graded: a problem on the grader's side (see Not graded)"),
+                    link,
+                ]
+            )
+            continue
         passed = sum(t.passed for t in x.tests)
         note = (
             "did not load"

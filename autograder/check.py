@@ -175,6 +175,8 @@ def _check_reference(
         report = grade(reference)
     except (OSError, ValueError) as error:
         return CheckResult(name, False, str(error)), None, None
+    if not report.graded:
+        return CheckResult(name, False, _not_graded(report)), reference, report
     failed = [f"{t.name}: {t.output}" for t in report.tests if t.status != "passed"]
     ok = report.score == report.max_score and report.execution_time <= budget / 2 and not report.internal_errors
     detail = (
@@ -197,11 +199,18 @@ def _check_starter(
         report = grade(starter_submission(assignment))
     except (OSError, ValueError, ImportError) as error:
         return CheckResult(name, False, str(error)), None
+    if not report.graded:
+        return CheckResult(name, False, _not_graded(report)), report
     ok = report.score == 0 and not report.internal_errors
     detail = f"{report.score:g}/{report.max_score:g}" + (f"; {report.problem}" if report.problem else "")
     if report.internal_errors:
         detail += "; grader errors: " + report.internal_errors[0][-500:]
     return CheckResult(name, ok, detail), report
+
+
+def _not_graded(report: GradeReport) -> str:
+    """What a check says when the grader failed: the causes, not a score."""
+    return "not graded, because of a problem on the grader's side: " + "; ".join(report.causes)
 
 
 def _check_leaks(assignment: Assignment, reference: Submission | None, reports: list[GradeReport]) -> CheckResult:

@@ -6,10 +6,15 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from minesweeper_kit.sandbox.isolation import IsolationUnavailable
+from minesweeper_kit.shutdown import Terminated, exit_status, stop_on_sigterm
 
 from .assignments import ASSIGNMENTS, InstructorMaterialMissing, get_assignment
+
+if TYPE_CHECKING:
+    from .grading import GradeReport
 
 DESCRIPTION = """Grade Minesweeper kit submissions against hidden tests, each in a sandbox the
 operating system isolates (bubblewrap) with limits in CPU seconds. Student code never runs in the
@@ -24,6 +29,8 @@ ISOLATION_HELP = (
 
 
 _IDS = ", ".join(ASSIGNMENTS)
+#: The exit status of ``autograder grade`` when any submission was not graded (the grader failed).
+EXIT_NOT_GRADED = 3
 
 
 def _positive(value: str) -> float:
@@ -54,7 +61,10 @@ def _add_grade(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Grade submissions: each SUBMISSION is a .py, a .ipynb, a folder of one student, "
         "or an nbgrader submitted/ folder (one student per sub-folder). Writes "
         "DIR/<student>/results.json (Gradescope's schema) and feedback.txt, prints a summary "
-        "table, and optionally a CSV gradebook. Finished students are skipped unless --force.",
+        "table, and optionally a CSV gradebook. Finished students are skipped unless --force. A problem on "
+        "the grader's side (missing instructor material, a hidden test that fails on its own, a sandbox "
+        "that cannot start) is never a score: those submissions are marked not graded, the causes are "
+        "printed once each, and the exit status is 3.",
     )
     grade.add_argument(
         "--assignment", required=True, choices=list(ASSIGNMENTS), metavar="ID", help=f"which assignment ({_IDS})"
@@ -171,9 +181,9 @@ def _add_export(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         choices=["bwrap", "none"],
         default="bwrap",
         help="bwrap (default): setup.sh installs bubblewrap and every submission runs in "
-        "it; if Gradescope's container forbids it, the submission is not graded and "
-        "says why. none: the container is the only boundary (the student's code could "
-        "then read the suite shipped in it and write its own results)",
+        "it; if Gradescope's container forbids it, the submission is not graded: the run "
+        "fails, posting no score, and its output says why. none: the container is the only "
+        "boundary (the student's code could then read the suite shipped in it and write its own results)",
     )
 
 
@@ -217,13 +227,34 @@ def _grade(args: argparse.Namespace) -> int:
         isolation=args.isolation,
     )
     print(summary_table(result.reports))
+    not_graded = _report_not_graded(result.reports)
     if args.tournament:
         _class_tournament(args, result.seed)
     print(
         f"seed {result.seed}; graded {len(result.graded)}, kept {len(result.skipped)} earlier result(s); "
         f"results in {args.results_dir}" + (f"; gradebook {args.csv}" if args.csv else "")
     )
-    return 0
+    return EXIT_NOT_GRADED if not_graded else 0
+
+
+def _report_not_graded(reports: list[GradeReport]) -> int:
+    """Tell the instructor, on stderr, why submissions were not graded: each distinct cause once,
+    with the students it stopped. Returns how many were not graded."""
+    from .report import not_graded_causes
+
+    causes = not_graded_causes(reports)
+    if not causes:
+        return 0
+    count = sum(not r.graded for r in reports)
+    lines = [
+        f"autograder: {count} submission(s) NOT GRADED because of a problem on the grader's side (no score "
+        "was given; their feedback says so). Fix the cause and grade again:"
+    ]
+    for cause, students in causes:
+        shown = ", ".join(students[:10]) + (f" and {len(students) - 10} more" if len(students) > 10 else "")
+        lines += [f"  - {cause}", f"    ({len(students)} submission(s): {shown})"]
+    print("\n".join(lines), file=sys.stderr)
+    return count
 
 
 def _class_tournament(args: argparse.Namespace, seed: int) -> None:
@@ -329,11 +360,18 @@ def main(argv: list[str] | None = None) -> int:
         "export-gradescope": _export,
         "report": _report,
     }
+    if args.command == "grade":  # SIGTERM stops the batch in order, as Ctrl+C does (see batch._grade_or_stop)
+        stop_on_sigterm()
     try:
         return handlers[args.command](args)
     except (ValueError, InstructorMaterialMissing, IsolationUnavailable) as error:
         print(f"autograder: error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as stop:
+        what = "SIGTERM" if isinstance(stop, Terminated) else "SIGINT (Ctrl+C)"
+        kept = "; the results written so far are kept: run it again to resume" if args.command == "grade" else ""
+        print(f"autograder: stopped by {what}{kept}", file=sys.stderr)
+        return exit_status(stop)
 
 
 if __name__ == "__main__":

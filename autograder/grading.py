@@ -4,6 +4,12 @@ The suite runs here, in the trusted process; the student's code runs in a
 :class:`~minesweeper_kit.sandbox.Sandbox`. This module owns the time rules: a whole-submission
 budget and a limit per test, both in CPU seconds of the student's process (so a grade does not
 depend on the machine's load), finished tests keep their points, tests never reached say so.
+
+A failure on the grader's side is never a score. When the instructor's material is missing or
+unreadable, a hidden test raises anything but a student-side failure (``Mismatch``,
+``SandboxError``), or the sandbox cannot start (``IsolationUnavailable``, ``SandboxUnavailable``),
+the report's status is "not graded": it has no score, and its ``causes`` tell the instructor
+what to fix, one line per distinct cause.
 """
 
 from __future__ import annotations
@@ -19,16 +25,26 @@ from typing import Any
 
 import pytest
 
-from minesweeper_kit.sandbox import Sandbox, SandboxError, TimeLimitExceeded
+from minesweeper_kit.sandbox import (
+    IsolationUnavailable,
+    Sandbox,
+    SandboxError,
+    SandboxUnavailable,
+    TimeLimitExceeded,
+)
 
-from .assignments import Assignment, instructor_dir, originals_dir
+from .assignments import Assignment, InstructorMaterialMissing, instructor_dir, originals_dir
 from .submission import Submission
 from .suite import Mismatch
 
-__all__ = ["TestOutcome", "GradeReport", "grade_submission", "list_tests"]
+__all__ = ["TestOutcome", "GradeReport", "grade_submission", "list_tests", "not_graded_report", "GRADED", "NOT_GRADED"]
 
 NOT_REACHED = "not reached: the submission's budget of {budget:g} s of CPU time ran out before this test"
 NOT_LOADED = "not run: the submission did not load"
+GRADED = "graded"
+NOT_GRADED = "not graded"
+#: What a test that did not count says when the grader failed (no internal detail: students may see it).
+GRADER_FAILED = "not graded: a problem on the grader's side (reported to the instructor)"
 
 
 @dataclass
@@ -39,7 +55,7 @@ class TestOutcome:
     max_score: float
     id: str = ""  #: the test function's name (stable across wording changes)
     score: float = 0.0
-    status: str = "failed"  #: "passed" or "failed"
+    status: str = "failed"  #: "passed" or "failed" ("not graded" when the grader failed)
     output: str = ""
     visibility: str = "visible"
     seconds: float = 0.0
@@ -51,7 +67,7 @@ class GradeReport:
 
     student: str
     assignment: str
-    score: float
+    score: float | None  #: None when the submission was not graded
     max_score: float
     execution_time: float
     seed: int
@@ -63,6 +79,14 @@ class GradeReport:
     protections: list[str] = field(default_factory=list)
     internal_errors: list[str] = field(default_factory=list)  #: for the instructor only
     isolation: str = "bwrap"  #: "bwrap", or "none" when the instructor turned it off
+    #: "graded", or "not graded" when the grader failed: then there is no score at all
+    status: str = GRADED
+    causes: list[str] = field(default_factory=list)  #: why not graded, one line per cause, for the instructor
+
+    @property
+    def graded(self) -> bool:
+        """Whether the score stands: False when a failure on the grader's side stopped grading."""
+        return self.status != NOT_GRADED
 
     def to_dict(self) -> dict[str, Any]:
         """The report as plain data, so it crosses process and dask boundaries and is written as
@@ -105,6 +129,8 @@ class _GradingPlugin:
         self.outcomes: dict[str, TestOutcome] = {}
         self.order: list[str] = []
         self.internal_errors: list[str] = []
+        self.causes: list[str] = []  #: grader-side failures, each once: the submission is not graded
+        self.unavailable: Exception | None = None  #: the sandbox could not start
         self.test_started = 0.0
         self.test_limits: dict[str, float] = {}
 
@@ -115,24 +141,29 @@ class _GradingPlugin:
             raise RuntimeError("no submission: only listing tests")
         if self.load_error is not None:
             raise self.load_error
+        if self.unavailable is not None:
+            raise self.unavailable
         if self.sandbox is None:
-            self.sandbox = Sandbox(
-                self.submission.source,
-                filename=self.submission.filename,
-                module_name=self.submission.module_name,
-                limits=self.assignment.limits(self.memory_mb),
-                import_policy=self.assignment.import_policy(),
-                hide=self.hide,
-                load_timeout=min(30.0, self.assignment.test_time_limit, self.test_cap or 30.0),
-                isolation=self.isolation,
-                bot_kit=self.assignment.kit_allowed,
-            )
-            self.sandbox.set_budget(self.budget)
-            self.sandbox.set_window(self.test_limit or None)
             try:
+                self.sandbox = Sandbox(
+                    self.submission.source,
+                    filename=self.submission.filename,
+                    module_name=self.submission.module_name,
+                    limits=self.assignment.limits(self.memory_mb),
+                    import_policy=self.assignment.import_policy(),
+                    hide=self.hide,
+                    load_timeout=min(30.0, self.assignment.test_time_limit, self.test_cap or 30.0),
+                    isolation=self.isolation,
+                    bot_kit=self.assignment.kit_allowed,
+                )
+                self.sandbox.set_budget(self.budget)
+                self.sandbox.set_window(self.test_limit or None)
                 self.sandbox.start()
             except SandboxError as error:
                 self.load_error = error
+                raise
+            except (SandboxUnavailable, IsolationUnavailable) as error:  # the grader's failure, not the student's
+                self.unavailable = error
                 raise
         return self.sandbox
 
@@ -180,6 +211,8 @@ class _GradingPlugin:
         self.test_cpu_started = self.cpu_used()  # first: a test skipped below used no time
         if self.load_error is not None:
             pytest.skip(NOT_LOADED)
+        if self.unavailable is not None:
+            pytest.skip(GRADER_FAILED)
         if self.cpu_used() >= self.budget:
             pytest.skip(NOT_REACHED.format(budget=self.budget))
         marker = item.get_closest_marker("time_limit")
@@ -241,7 +274,13 @@ class _GradingPlugin:
         self.internal_errors.append(
             f"{item.nodeid}: " + "".join(traceback.format_exception(excinfo.type, error, excinfo.tb))[-3000:]
         )
-        return "the grader could not finish this test (an error on the grader's side, reported to the instructor)"
+        self.add_cause(grader_cause(item.nodeid, error, excinfo.tb, self.assignment))
+        return GRADER_FAILED
+
+    def add_cause(self, cause: str) -> None:
+        """Record a failure on the grader's side once: the submission will not be graded."""
+        if cause not in self.causes:
+            self.causes.append(cause)
 
     def close(self) -> tuple[str, str, list[str]]:
         if self.sandbox is None:
@@ -250,6 +289,28 @@ class _GradingPlugin:
         protections = self.sandbox.protections
         self.sandbox.close()
         return stdout, stderr, protections
+
+
+def grader_cause(nodeid: str, error: BaseException, tb: Any, assignment: Assignment | None = None) -> str:
+    """One line for the instructor saying what failed on the grader's side, the same for every
+    student it stopped (so a batch prints it once): the sandbox, the missing or unreadable
+    material by its path, or where the hidden suite raised."""
+    if isinstance(error, (SandboxUnavailable, IsolationUnavailable)):
+        text = " ".join(str(error).split())
+        return text if text.startswith("the sandbox did not start") else f"the sandbox could not start: {text}"
+    if isinstance(error, InstructorMaterialMissing):
+        return str(error)
+    if isinstance(error, OSError) and error.filename:
+        reason = error.strerror or type(error).__name__
+        if isinstance(error, (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError)):
+            return f"instructor material is missing or unreadable: {error.filename} ({reason})"
+        return f"the hidden test {nodeid} could not use {error.filename} ({reason})"
+    frames = traceback.extract_tb(tb)
+    suite = assignment.suite_path.name if assignment is not None else ""
+    inside = [f for f in frames if suite and Path(f.filename).name == suite] or frames[-1:]
+    where = f" at {Path(inside[-1].filename).name} line {inside[-1].lineno}, in {inside[-1].name}" if inside else ""
+    message = " ".join(str(error).split())[:300]
+    return f"the hidden test {nodeid} raised {type(error).__name__}" + (f": {message}" if message else "") + where
 
 
 def _pytest_args(suite: Path) -> list[str]:
@@ -309,6 +370,11 @@ def _run_pytest(plugin: _GradingPlugin, suite: Path) -> int:
         code = pytest.main(_pytest_args(suite), plugins=[plugin])
     if code not in (0, 1):
         plugin.internal_errors.append(f"pytest exited with {code}:\n{sink.getvalue()[-4000:]}")
+        lines = [line for line in sink.getvalue().splitlines() if line.strip()]
+        summary = next((line for line in reversed(lines) if "Error" in line), lines[-1] if lines else "")
+        plugin.add_cause(
+            f"the hidden suite {suite} could not be run (pytest exit code {int(code)}): {summary.strip()[:300]}"
+        )
     return int(code)
 
 
@@ -347,13 +413,21 @@ def grade_submission(
 
     ``time_limit`` is the whole-submission budget and ``test_time_limit`` caps every test's own
     limit (the suite's markers and the assignment's default), all in CPU seconds of the
-    student's process. ``isolation`` is ``"bwrap"`` or ``"none"`` (trusted code only)."""
+    student's process. ``isolation`` is ``"bwrap"`` or ``"none"`` (trusted code only). A failure
+    on the grader's side gives a "not graded" report (see :func:`not_graded_report`)."""
     started = time.monotonic()
+    missing = suite_problem(assignment)
+    if missing is not None:
+        return not_graded_report(assignment.id, submission, seed, [missing], isolation=isolation)
     budget = float(time_limit or assignment.time_limit)
     hide = list(hide or []) + default_hide()
     plugin = _GradingPlugin(assignment, submission, seed, budget, hide, memory_mb, test_time_limit, settings, isolation)
     if submission.problem:
-        tests = list_tests(assignment)
+        try:
+            tests = list_tests(assignment)
+        except (InstructorMaterialMissing, RuntimeError) as error:
+            cause = " ".join(str(error).split())[:500]
+            return not_graded_report(assignment.id, submission, seed, [cause], isolation=isolation)
         for test in tests:
             test.output = f"not graded: {submission.problem}"
         return GradeReport(
@@ -372,6 +446,17 @@ def grade_submission(
     finally:
         stdout, stderr, protections = plugin.close()
     tests = [plugin.outcomes[n] for n in plugin.order]
+    if plugin.causes:
+        return not_graded_report(
+            assignment.id,
+            submission,
+            seed,
+            plugin.causes,
+            tests=tests,
+            internal_errors=plugin.internal_errors,
+            execution_time=round(time.monotonic() - started, 3),
+            isolation=isolation,
+        )
     problem = None
     if isinstance(plugin.load_error, SandboxError):
         problem = submission.locate(str(plugin.load_error))
@@ -390,4 +475,51 @@ def grade_submission(
         protections=protections,
         internal_errors=plugin.internal_errors,
         isolation=isolation,
+    )
+
+
+def suite_problem(assignment: Assignment) -> str | None:
+    """Why the assignment's hidden suite cannot be run (a missing instructor folder or suite
+    file, named by its path), or None when it is there to run."""
+    try:
+        suite = assignment.suite_path
+    except InstructorMaterialMissing as error:
+        return " ".join(str(error).split())
+    if not suite.is_file():
+        return f"the hidden suite {suite} is missing or is not a file"
+    if not os.access(suite, os.R_OK):
+        return f"the hidden suite {suite} is not readable"
+    return None
+
+
+def not_graded_report(
+    assignment_id: str,
+    submission: Submission,
+    seed: int,
+    causes: list[str],
+    *,
+    tests: list[TestOutcome] | None = None,
+    internal_errors: list[str] | None = None,
+    execution_time: float = 0.0,
+    isolation: str = "bwrap",
+) -> GradeReport:
+    """The report of a submission the grader failed on: status "not graded" and no score, so no
+    failure of the grader's ever counts against a student. Its tests (when they are known) keep
+    their maximum and say they did not count; ``causes`` tell the instructor what to fix."""
+    tests = list(tests or [])
+    for test in tests:
+        test.score, test.status, test.output = 0.0, NOT_GRADED, GRADER_FAILED
+    return GradeReport(
+        student=submission.student,
+        assignment=assignment_id,
+        score=None,
+        max_score=sum(t.max_score for t in tests),
+        execution_time=execution_time,
+        seed=seed,
+        tests=tests,
+        submission=submission.describe(),
+        internal_errors=list(internal_errors or []) or list(causes),
+        isolation=isolation,
+        status=NOT_GRADED,
+        causes=list(causes),
     )

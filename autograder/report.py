@@ -7,6 +7,11 @@ student's code printed is shown fenced, each line behind ``| ``, and control cha
 anywhere in student-made text are shown as escapes, so nothing a submission prints can pass
 for the grader's own lines.
 
+A submission the grader failed on (status "not graded", see :mod:`autograder.grading`) gets no
+score anywhere: its ``results.json`` has no ``score``, its feedback one plain sentence, its
+gradebook row an empty score cell; what went wrong is for the instructor only (``grader-log.txt``
+and the command's output).
+
 Each student folder also holds ``grader.json``: the graded file's name and SHA-256, the
 SHA-256 of the files written, and an HMAC-SHA256 over those and the report's canonical JSON,
 keyed with ``<results>/.grader-key`` (random, mode 0600, made on first use). A resumed batch
@@ -32,7 +37,7 @@ import unicodedata
 from pathlib import Path
 from typing import Literal, overload
 
-from .grading import NOT_LOADED, GradeReport
+from .grading import NOT_GRADED, NOT_LOADED, GradeReport
 from .submission import folder_name
 
 __all__ = [
@@ -42,6 +47,7 @@ __all__ = [
     "read_student",
     "write_csv",
     "summary_table",
+    "not_graded_causes",
     "student_dir",
     "grader_key",
 ]
@@ -55,6 +61,11 @@ STAMPED = ("results.json", "feedback.txt")
 #: How much of what the student's code printed the feedback shows.
 STDOUT_SHOWN = 4000
 STUDENT_OUTPUT_HEADER = "Your code printed (shown as it is; not the grader's words):"
+#: All a student is told about a submission the grader failed on: no internal detail, no score.
+NOT_GRADED_SENTENCE = (
+    "Your submission was not graded because of a problem on the grader's side, not in your work; "
+    "your instructor has been told."
+)
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -102,13 +113,41 @@ def _student_lines(text: str) -> list[str]:
 
 
 def gradescope_results(report: GradeReport) -> dict:
-    """The Gradescope autograder results schema (score, execution_time, output, tests...)."""
-    output = f"{report.assignment}: {_points(report.score)} / {_points(report.max_score)} points."
+    """The Gradescope autograder results schema (score, execution_time, output, tests...), with the
+    report's status in ``extra_data``. A submission that was not graded has no score at all (at
+    the top or in any test), so nothing can read one into it."""
+    if not report.graded:
+        return {
+            "execution_time": report.execution_time,
+            "output": NOT_GRADED_SENTENCE,
+            "visibility": "visible",
+            "stdout_visibility": "hidden",
+            "tests": [
+                {
+                    "name": test.name,
+                    "number": str(number),
+                    "max_score": test.max_score,
+                    "output": "not graded",
+                    "visibility": test.visibility,
+                }
+                for number, test in enumerate(report.tests, start=1)
+            ],
+            "extra_data": {
+                "assignment": report.assignment,
+                "seed": report.seed,
+                "student": report.student,
+                "status": NOT_GRADED,
+                "max_score": report.max_score,
+            },
+        }
+    score = report.score or 0.0
+    output = f"{report.assignment}: {_points(score)} / {_points(report.max_score)} points."
     if report.problem:
-        output += f" {_visible(report.problem)}"
+        problem = _visible(report.problem)
+        output += f" {problem}" + ("" if problem.endswith((".", "!", "?")) else ".")  # a sentence of its own
     output += f" {_visible(report.submission)}"
     return {
-        "score": report.score,
+        "score": score,
         "execution_time": report.execution_time,
         "output": output,
         "visibility": "visible",
@@ -125,7 +164,12 @@ def gradescope_results(report: GradeReport) -> dict:
             }
             for number, test in enumerate(report.tests, start=1)
         ],
-        "extra_data": {"assignment": report.assignment, "seed": report.seed, "student": report.student},
+        "extra_data": {
+            "assignment": report.assignment,
+            "seed": report.seed,
+            "student": report.student,
+            "status": report.status,
+        },
     }
 
 
@@ -133,11 +177,19 @@ def feedback_text(report: GradeReport) -> str:
     """A plain-text report for the student.
 
     When the submission did not load, that one message comes right after the score, and the
-    tests it stopped are listed without repeating it.
+    tests it stopped are listed without repeating it. A submission that was not graded gets one
+    plain sentence and nothing else: no score, no test, nothing of the grader's failure.
     """
+    if not report.graded:
+        return (
+            "\n".join(
+                [f"Assignment {report.assignment} - {_visible(report.student)}", "Not graded", "", NOT_GRADED_SENTENCE]
+            )
+            + "\n"
+        )
     lines = [
         f"Assignment {report.assignment} - {_visible(report.student)}",
-        f"Score: {_points(report.score)} / {_points(report.max_score)}",
+        f"Score: {_points(report.score or 0.0)} / {_points(report.max_score)}",
         "",
     ]
     if report.problem:
@@ -317,12 +369,13 @@ def write_student(report: GradeReport, results_dir: Path, *, source_name: str = 
         try:
             for name, data in contents.items():
                 _write_file(folder, name, data)
-            if report.internal_errors:
-                _write_file(
-                    folder,
-                    "grader-log.txt",
-                    ("\n\n".join(report.internal_errors) + "\n").encode("utf-8", "backslashreplace"),
-                )
+            if report.internal_errors or report.causes:
+                parts = list(report.internal_errors)
+                if report.causes:
+                    causes = [f"- {cause}" for cause in report.causes]
+                    parts.insert(0, "\n".join(["not graded, because of a problem on the grader's side:", *causes]))
+                log = "\n\n".join(parts) + "\n"
+                _write_file(folder, "grader-log.txt", log.encode("utf-8", "backslashreplace"))
             else:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink("grader-log.txt", dir_fd=folder)
@@ -377,7 +430,10 @@ def _cell(text: str) -> str:
 
 
 def write_csv(reports: list[GradeReport], path: Path) -> None:
-    """A gradebook: one row per student, the total, then each test's points (replaced atomically)."""
+    """A gradebook: one row per student, the total, then each test's points (replaced atomically).
+
+    The ``status`` column says "graded" or "not graded"; a row not graded has empty score, percent
+    and test cells (never 0), so a spreadsheet cannot average it in."""
     names = []
     for report in reports:
         for test in report.tests:
@@ -385,19 +441,23 @@ def write_csv(reports: list[GradeReport], path: Path) -> None:
                 names.append(test.name)
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer)
-    writer.writerow(["student", "score", "max_score", "percent", "execution_time", "seed", "problem"] + names)
+    writer.writerow(["student", "score", "max_score", "percent", "execution_time", "seed", "problem", "status"] + names)
     for report in sorted(reports, key=lambda r: r.student):
-        by_name = {t.name: t.score for t in report.tests}
-        percent = 100.0 * report.score / report.max_score if report.max_score else 0.0
+        by_name = {t.name: t.score for t in report.tests} if report.score is not None else {}
+        score, percent = "", ""
+        if report.score is not None:
+            score = _points(report.score)
+            percent = f"{100.0 * report.score / report.max_score if report.max_score else 0.0:.1f}"
         writer.writerow(
             [
                 _cell(report.student),
-                _points(report.score),
+                score,
                 _points(report.max_score),
-                f"{percent:.1f}",
+                percent,
                 f"{report.execution_time:.2f}",
                 report.seed,
                 _cell(_visible(report.problem or "")),
+                report.status,
             ]
             + [_points(by_name[n]) if n in by_name else "" for n in names]
         )
@@ -416,10 +476,12 @@ def summary_table(reports: list[GradeReport]) -> str:
     for report in sorted(reports, key=lambda r: r.student):
         failed = [t for t in report.tests if t.status != "passed"]
         note = report.problem or (f"{len(failed)} test(s) failed" if failed else "all tests passed")
+        if report.score is None:
+            note = "NOT GRADED: a problem on the grader's side (causes below)"
         rows.append(
             (
                 _visible(report.student),
-                f"{_points(report.score)}/{_points(report.max_score)}",
+                "-" if report.score is None else f"{_points(report.score)}/{_points(report.max_score)}",
                 f"{report.execution_time:.1f}s",
                 _visible(note, "")[:70],
             )
@@ -431,6 +493,24 @@ def summary_table(reports: list[GradeReport]) -> str:
         if index == 0:
             lines.append("  ".join("-" * w for w in widths) + "  " + "-" * 4)
     if len(rows) > 1:
-        total = sum(r.score for r in reports) / max(1, len(reports))
-        lines.append(f"{len(reports)} submission(s), mean score {total:.2f}")
+        scores = [r.score for r in reports if r.score is not None]
+        line = f"{len(reports)} submission(s)"
+        if scores:
+            line += f", mean score {sum(scores) / len(scores):.2f}"
+            if len(scores) < len(reports):
+                line += f" over the {len(scores)} graded; {len(reports) - len(scores)} not graded"
+        else:
+            line += ", none graded"
+        lines.append(line)
     return "\n".join(lines)
+
+
+def not_graded_causes(reports: list[GradeReport]) -> list[tuple[str, list[str]]]:
+    """Each distinct reason the grader failed, with the students it left not graded, in the
+    order first met: what the instructor has to fix, each said once however many it stopped."""
+    causes: dict[str, list[str]] = {}
+    for report in reports:
+        if not report.graded:
+            for cause in report.causes or ["the grader failed (no cause recorded; see grader-log.txt)"]:
+                causes.setdefault(cause, []).append(report.student)
+    return list(causes.items())

@@ -82,7 +82,10 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run `mines arena` with parsed arguments; 2 for a usage error, else 0."""
+    """Run `mines arena` with parsed arguments; 2 for a usage error, 3 when the bot's sandbox could
+    not start on this machine (no game is counted against the bot), else 0."""
+    from ..sandbox import IsolationUnavailable, SandboxUnavailable
+
     problem = _bot_problem(args.bot) or (_sweepmine_conflict(args) if args.sweepmine else "")
     if problem:
         print(f"mines arena: {problem}", file=sys.stderr)
@@ -107,6 +110,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"mines arena: {error}", file=sys.stderr)
         return 2
+    except (IsolationUnavailable, SandboxUnavailable) as error:
+        print(f"mines arena: the bot's sandbox could not start on this machine: {error}", file=sys.stderr)
+        return 3
     return 0
 
 

@@ -7,7 +7,9 @@ of a lost game are written once:
   that is not a legal move (off the board, an already open cell), runs past the per-move time
   limit (sandboxed bots) or plays more than `MOVES_PER_CELL` moves per cell;
 * none of these stops a run: the next game is played (with a fresh sandbox after a time-out or a
-  dead child, see `play_series`; a bot whose own code raised plays on in its child).
+  dead child, see `play_series`; a bot whose own code raised plays on in its child);
+* a sandbox that cannot start at all (the machine's failure, not the bot's) loses no game: it
+  stops the run with `SandboxUnavailable` or `IsolationUnavailable`.
 """
 
 from __future__ import annotations
@@ -116,7 +118,8 @@ def play_series(
 
     The one loop the arena's workers and the tournament's units share. A runner that cannot be
     opened loses that game and every later one, with "loading the bot failed" and the reason as
-    the detail (opening it again would fail the same way). With `fresh_after_failure` (sandboxed
+    the detail (opening it again would fail the same way); a sandbox that cannot start at all
+    stops the series (`SandboxUnavailable`, `IsolationUnavailable`). With `fresh_after_failure` (sandboxed
     bots), a runner that is no longer `reusable` after a game (it timed out, or its child died)
     is closed and the next game opens a fresh one, so a child left in an unknown state never
     plays on.
@@ -144,10 +147,18 @@ def play_series(
 
 
 def _open(open_runner: Callable[[], BotRunner]) -> tuple[BotRunner | None, tuple[str, str] | None]:
-    """The runner, or None and the (reason, detail) its games are lost with."""
+    """The runner, or None and the (reason, detail) its games are lost with.
+
+    A sandbox that cannot start (no bubblewrap, or a failure before the bot's code is loaded) is
+    the machine's failure, not the bot's: it is raised, so the run stops instead of recording
+    games the bot never had a chance to play."""
+    from ..sandbox import IsolationUnavailable, SandboxUnavailable
+
     try:
         return open_runner(), None
     except BotError as error:
         return None, (error.kind, f"{LOAD_FAILED}: {error}")
+    except (IsolationUnavailable, SandboxUnavailable):
+        raise
     except Exception:  # noqa: BLE001 - a bot that cannot even load loses its games
         return None, ("crash", f"{LOAD_FAILED}:\n{short_traceback()}")

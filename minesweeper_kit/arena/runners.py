@@ -103,7 +103,8 @@ class SandboxRunner:
     in-process bot would): it stays `reusable`, so an unfinished bot that raises on every move does
     not start a new sandbox for every game. A time-out or a dead child is not reusable. The bot
     sees the kit's `BotView`/`Move` modules and nothing that plays
-    (:mod:`minesweeper_kit.sandbox.botkit`).
+    (:mod:`minesweeper_kit.sandbox.botkit`). A sandbox that cannot start at all is the machine's
+    failure, not the bot's: `SandboxUnavailable` or `IsolationUnavailable` is raised, never a `BotError`.
     """
 
     def __init__(self, bot: str | os.PathLike, move_timeout: float) -> None:

@@ -19,6 +19,7 @@ from .parent import (
     ResultError,
     Sandbox,
     SandboxError,
+    SandboxUnavailable,
     StudentError,
     TimeLimitExceeded,
 )
@@ -36,6 +37,7 @@ __all__ = [
     "TimeLimitExceeded",
     "ChildDied",
     "ResultError",
+    "SandboxUnavailable",
     "IsolationStatus",
     "IsolationUnavailable",
     "status",

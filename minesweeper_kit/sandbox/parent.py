@@ -60,6 +60,7 @@ __all__ = [
     "TimeLimitExceeded",
     "ChildDied",
     "ResultError",
+    "SandboxUnavailable",
     "DEFAULT_DENIED",
 ]
 
@@ -141,6 +142,15 @@ class ChildDied(SandboxError):
 
 class ResultError(SandboxError):
     """The child's answer was too large or not valid JSON."""
+
+
+class SandboxUnavailable(RuntimeError):
+    """The sandbox failed before the submission's source was loaded: bubblewrap, the Python
+    interpreter or the child's set-up did not work, so nothing of the student's had run.
+
+    Not a :class:`SandboxError` on purpose: those are the student's failures and cost points,
+    while this one is the grader's (or the machine's) and must never be scored. The message is
+    for whoever runs the grader, not for students."""
 
 
 #: Process states (``/proc/PID/stat``) in which a process is not idle by its own choice: running or
@@ -247,13 +257,6 @@ def _remove_runtime(folder: str, owner: int) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _site_paths() -> list[str]:
-    """The installation's package folders. The child starts with ``-S`` (no ``site``: its
-    ``.pth`` hooks point into checkouts the child cannot see, and skipping them saves tens of
-    milliseconds a start) and adds these itself."""
-    return [p for p in sys.path if p and os.path.basename(p.rstrip("/")) in ("site-packages", "dist-packages")]
-
-
 class _Launch(NamedTuple):
     """How one child is started: its command line, the folder it starts in, and what its
     configuration tells it (its working folder, where the bot kit is)."""
@@ -272,7 +275,10 @@ class Sandbox:
     machine cannot) or ``"none"`` (trusted code only). ``bot_kit`` shows the child the kit's
     ``BotView``/``Move`` modules and nothing that plays. ``hide`` lists paths covered even when they
     fall inside a folder the child is shown. Calls return plain data or :class:`Handle`; student
-    failures raise :class:`SandboxError` subclasses whose message is meant for the student.
+    failures raise :class:`SandboxError` subclasses whose message is meant for the student. A
+    sandbox that fails before the source is loaded raises :class:`SandboxUnavailable`, and a
+    machine that cannot isolate ``IsolationUnavailable``: both are the grader's failures, never
+    the student's.
     Every ``timeout`` is in CPU seconds of the child.
     """
 
@@ -349,15 +355,16 @@ class Sandbox:
         return self._process.pid if self._process else None
 
     def start(self) -> None:
-        """Start the child and load the source; raises :class:`LoadError` if it fails."""
+        """Start the child and load the source; raises :class:`LoadError` if the source does not
+        load, and :class:`SandboxUnavailable` if the sandbox fails before it is loaded."""
         if self.alive:
             return
         self._cleanup_process()
         refused = self.policy.violations(self.source)
         if refused:
             raise LoadError("ImportError", refused[0], [])
+        self._spawn_or_fail()
         try:
-            self._spawn()
             answer = self._request(
                 {"op": "load", "source": self.source, "filename": self.filename, "module": self.module_name},
                 timeout=self.load_timeout,
@@ -379,6 +386,21 @@ class Sandbox:
             raise
         names = answer.get("names") if isinstance(answer, dict) else None
         self.names = [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+
+    def _spawn_or_fail(self) -> None:
+        """Start the child and configure it; any failure here comes before the student's source
+        is loaded, so it is the grader's: :class:`SandboxUnavailable`, never a :class:`LoadError`."""
+        try:
+            self._spawn()
+        except (SandboxError, OSError) as error:
+            self.kill()
+            text = str(error) or type(error).__name__
+            if not text.startswith("the sandbox did not start"):
+                text = f"the sandbox did not start: {text}"
+            raise SandboxUnavailable(text) from None
+        except BaseException:
+            self.kill()
+            raise
 
     def restart(self) -> None:
         """Kill the child (if any) and start a fresh one; existing handles become invalid."""
@@ -668,15 +690,15 @@ class Sandbox:
             "policy": self.policy.to_json(),
             "limits": asdict(self.limits),
             "kit_path": launch.kit_path,
-            "site_paths": _site_paths(),
+            "site_paths": isolation_module.site_paths(),
             "files": {n: base64.b64encode(d).decode("ascii") for n, d in self._files.items()},
         }
         try:
             hello = self._request(config, timeout=self.load_timeout, raw=True)
-        except ChildDied as error:
+        except ChildDied as error:  # no student code has run: what bubblewrap or Python said, not a guess
             _, stderr = self.output()
             detail = stderr.strip().splitlines()[-1:] if stderr.strip() else []
-            raise ChildDied(f"the sandbox did not start: {error}" + (f" ({detail[0]})" if detail else "")) from None
+            raise ChildDied(f"the sandbox did not start: {detail[0] if detail else error}") from None
         protections = list(hello.get("protections", [])) if isinstance(hello, dict) else []
         if self.isolation != "none":
             protections.insert(0, self.isolation_status.mode)

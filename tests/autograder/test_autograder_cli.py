@@ -103,5 +103,7 @@ def test_grading_without_the_instructor_folder_fails_clearly(tmp_path, reference
                                           "--results-dir", str(tmp_path / "r")],
                             capture_output=True, text=True, timeout=300,
                             env={"PATH": "/usr/bin:/bin", "AUTOGRADER_INSTRUCTOR_DIR": str(tmp_path / "none")})
-    assert result.returncode == 2
+    assert result.returncode == 3  # not graded: a problem on the grader's side is never a score
     assert "the hidden test suites are not installed" in result.stderr
+    results = json.loads(next((tmp_path / "r").glob("*/results.json")).read_text())
+    assert results["extra_data"]["status"] == "not graded" and "score" not in results

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -59,10 +60,11 @@ def test_without_bubblewrap_grading_stops_with_a_reason(no_bwrap_path, tmp_path,
     assert "apt-get install bubblewrap" in doctor.stdout
     graded = run(["grade", "--assignment", "hypermines", str(submission), "--results-dir",
                   str(tmp_path / "results"), "--no-progress"], path=no_bwrap_path)
-    assert graded.returncode == 2
+    assert graded.returncode == 3  # not graded: the code never ran, and no score was given
     assert "refusing to run untrusted code without isolation" in graded.stderr
     assert "--isolation none" in graded.stderr or "autograder doctor" in graded.stderr
-    assert not (tmp_path / "results" / "ann").exists()
+    results = json.loads((tmp_path / "results" / "ann" / "results.json").read_text())
+    assert results["extra_data"]["status"] == "not graded" and "score" not in results
 
 
 def test_isolation_none_grades_anyway_when_asked(no_bwrap_path, tmp_path, reference_source):

@@ -18,9 +18,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from unprivileged import UNPRIVILEGED_UID, unprivileged_prefix
 
 from autograder.assignments import instructor_dir
-from unprivileged import UNPRIVILEGED_UID, unprivileged_prefix
 
 RUN_CLI = "import sys; from autograder.cli import main; sys.exit(main())"
 
@@ -103,9 +103,18 @@ def test_doctor_names_an_interpreter_the_sandbox_cannot_run(temp_venv):
     os.chmod(venv, 0o700)
     try:
         done = subprocess.run([str(python), "-c", RUN_CLI, "doctor"], capture_output=True, text=True, timeout=120)
+        graded = subprocess.run(
+            [str(python), "-c", RUN_CLI, "grade", "--assignment", "hypermines", "--no-progress", "--results-dir",
+             str(work / "results-hidden"), str(work / "alice")], capture_output=True, text=True, timeout=300)
     finally:
         os.chmod(venv, 0o755)
+    cause = f"{venv} is not readable by other users (mode 0700)"
     assert done.returncode == 1, done.stdout
     assert "cannot be executed inside the sandbox" in done.stdout, done.stdout
-    assert f"{venv} is not readable by other users (mode 0700)" in done.stdout, done.stdout
+    assert cause in done.stdout, done.stdout
     assert "install Debian's bubblewrap" not in done.stdout, done.stdout
+    # grading says the same, and gives no score: the student's code never ran
+    assert graded.returncode == 3, graded.stdout + graded.stderr
+    assert cause in graded.stderr, graded.stderr
+    results = json.loads((work / "results-hidden" / "alice" / "results.json").read_text())
+    assert results["extra_data"]["status"] == "not graded" and "score" not in results, results
