@@ -27,6 +27,22 @@ def reference_source() -> str:
 
 
 @pytest.fixture
+def no_bwrap_path(tmp_path) -> str:
+    """A PATH on which every program this machine has is found except bwrap: how the tests
+    show a machine without bubblewrap."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    for directory in os.environ.get("PATH", "").split(os.pathsep):
+        if not os.path.isdir(directory):
+            continue
+        for name in os.listdir(directory):
+            target = os.path.join(directory, name)
+            if name != "bwrap" and not (folder / name).exists() and os.access(target, os.X_OK):
+                (folder / name).symlink_to(target)
+    return str(folder)
+
+
+@pytest.fixture
 def no_survivors():
     """Fail the test if a sandbox process outlives it."""
     before = set(sandbox_processes())

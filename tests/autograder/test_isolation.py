@@ -23,21 +23,6 @@ def run(args: list[str], path: str | None = None, cwd: Path | None = None) -> su
     return subprocess.run([AUTOGRADER, *args], capture_output=True, text=True, env=env, timeout=600, cwd=cwd)
 
 
-@pytest.fixture
-def no_bwrap_path(tmp_path) -> str:
-    """A PATH on which every program this machine has is found except bwrap."""
-    folder = tmp_path / "bin"
-    folder.mkdir()
-    for directory in os.environ.get("PATH", "").split(os.pathsep):
-        if not os.path.isdir(directory):
-            continue
-        for name in os.listdir(directory):
-            target = os.path.join(directory, name)
-            if name != "bwrap" and not (folder / name).exists() and os.access(target, os.X_OK):
-                (folder / name).symlink_to(target)
-    return str(folder)
-
-
 def test_doctor_names_the_isolation_in_force():
     result = run(["doctor"])
     assert result.returncode == 0, result.stdout + result.stderr

@@ -221,21 +221,6 @@ def test_a_suite_that_raises_is_not_graded(tmp_path, submissions, reference_sour
     assert "1 graded submission(s) of hypermines: mean score 20.00 / 20" in page.stdout
 
 
-@pytest.fixture
-def no_bwrap_path(tmp_path) -> str:
-    """A PATH on which every program this machine has is found except bwrap."""
-    folder = tmp_path / "bin"
-    folder.mkdir()
-    for directory in os.environ.get("PATH", "").split(os.pathsep):
-        if not os.path.isdir(directory):
-            continue
-        for name in os.listdir(directory):
-            target = os.path.join(directory, name)
-            if name != "bwrap" and not (folder / name).exists() and os.access(target, os.X_OK):
-                (folder / name).symlink_to(target)
-    return str(folder)
-
-
 def test_without_bubblewrap_nothing_is_graded(tmp_path, submissions, no_bwrap_path):
     """No bubblewrap: the grader refuses to run the code unisolated, and says why."""
     results, gradebook = tmp_path / "results", tmp_path / "grades.csv"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -51,21 +50,6 @@ def test_the_wheel_holds_no_instructor_material(tmp_path):
 def archive(tmp_path_factory) -> Path:
     """The hypermines autograder zip, exported once for the tests below."""
     return export("hypermines", tmp_path_factory.mktemp("export") / "autograder.zip")
-
-
-@pytest.fixture
-def no_bwrap_path(tmp_path) -> str:
-    """A PATH on which every program this machine has is found except bwrap (as in test_isolation.py)."""
-    folder = tmp_path / "bin"
-    folder.mkdir()
-    for directory in os.environ.get("PATH", "").split(os.pathsep):
-        if not os.path.isdir(directory):
-            continue
-        for name in os.listdir(directory):
-            target = os.path.join(directory, name)
-            if name != "bwrap" and not (folder / name).exists() and os.access(target, os.X_OK):
-                (folder / name).symlink_to(target)
-    return str(folder)
 
 
 def gradescope_layout(tmp_path: Path, archive: Path, submission: str | bytes, name: str = "lab.py") -> Path:
