@@ -57,14 +57,20 @@ def originals_dir() -> Path:
         path, source = Path(override), "AUTOGRADER_ORIGINALS"
     else:
         path, source = instructor_dir() / "data" / "originals", "the instructor folder"
-    missing = [name for name in ORIGINALS_PARTS if not (path / name).is_dir()]
-    if missing:
+    unreadable = [name for name in ORIGINALS_PARTS if not _readable_folder(path / name)]
+    if unreadable:
         raise InstructorMaterialMissing(
             f"the original assignments' test data is not readable at {path} (from {source}): "
-            f"{', '.join(missing)} missing. It ships in autograder/instructor/data/originals; set "
+            f"{', '.join(unreadable)} missing or unreadable. It ships in autograder/instructor/data/originals; set "
             "AUTOGRADER_ORIGINALS (or --originals) only to use other data laid out the same way."
         )
     return path
+
+
+def _readable_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder this process may list and enter (checked up front, so a grade
+    names the folder once rather than each file a hidden test failed to open)."""
+    return path.is_dir() and os.access(path, os.R_OK | os.X_OK)
 
 
 def notebooks_dir() -> Path:
