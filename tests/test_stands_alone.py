@@ -3,7 +3,7 @@
 The clone lives in a fresh temporary folder that holds nothing else, and every command below runs
 in a private mount namespace where this checkout itself is covered by an empty folder (its
 virtual environment alone is shown again, for the installed packages), so a path that leads out
-of the clone, relative (``../shared``) or absolute (this checkout), finds nothing. There the
+of the clone, relative (to a sibling folder) or absolute (this checkout), finds nothing. There the
 clone's own code runs: the conformance tests on the original data, ``autograder check`` on every
 assignment, and ``autograder grade`` of a correct and a wrong file per assignment.
 """

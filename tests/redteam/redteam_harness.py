@@ -297,7 +297,7 @@ class Stage:
     def create(cls) -> "Stage":
         base = Path(tempfile.mkdtemp(prefix="redteam-"))
         os.chmod(base, 0o755)
-        world = base / "shared"
+        world = base / "world"
         world.mkdir()
         os.chmod(world, 0o1777)
         instructor = world / "instructor"
