@@ -86,7 +86,7 @@ bench: $(VENV)/.installed-test chromium bubblewrap
 	$(PY) -m benchmarks
 
 release: $(VENV)/.installed-lab
-	$(PY) -m autograder.release
+	$(PY) -m minesweeper_kit.release
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info test-artifacts release

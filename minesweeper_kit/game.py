@@ -2,33 +2,97 @@
 
 A `Game` holds the board as flat numpy arrays (mines, charges, numbers, revealed, marks) plus the
 rules. Every game rule (docs/engine.md lists them) is played here and only here: the widget, the
-arena, the command line and the autograder's differential tests all drive this class. The option
-values and their checks live in rules.py.
+arena, the command line and the autograder's differential tests all drive this class.
+
+The values each option can take (`REVEAL_RULES`, `FIRST_MOVES`, `MAX_CHARGE`) and their checks
+live here too, beside the code that plays them: a new reveal rule is a new value and the branch
+that plays it. rules.py builds one rule set (`Rules`) on them and starts games with it.
 """
 
 from __future__ import annotations
 
 import enum
+import math
+import numbers
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
 from .geometry import Coordinate, Geometry
-from .rules import (
-    MAX_CHARGE,
-    FirstMove,
-    Reveal,
-    check_charge,
-    check_charge_range,
-    check_first_move,
-    check_mine_count,
-    check_reveal,
-    max_mines,
-)
 
+# ---------------------------------------------------------------------- the options and their checks
+Reveal = Literal["flood", "ring", "single"]
+FirstMove = Literal["any", "safe", "opening"]
+
+REVEAL_RULES: tuple[Reveal, ...] = ("flood", "ring", "single")
+FIRST_MOVES: tuple[FirstMove, ...] = ("any", "safe", "opening")
+MAX_CHARGE = 10
+
+
+def check_reveal(reveal: str) -> Reveal:
+    """The reveal rule, checked where a game or a rule set is made."""
+    if reveal not in REVEAL_RULES:
+        raise ValueError(f"reveal must be one of {', '.join(REVEAL_RULES)}, got {reveal!r}")
+    return reveal
+
+
+def check_first_move(first_move: str) -> FirstMove:
+    """The first-move rule, checked where a game or a rule set is made."""
+    if first_move not in FIRST_MOVES:
+        raise ValueError(f"first_move must be one of {', '.join(FIRST_MOVES)}, got {first_move!r}")
+    return first_move
+
+
+def check_charge(value: Any, where: str) -> int:
+    """One charge: a nonzero integer in [-MAX_CHARGE, MAX_CHARGE]."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"charge {where} must be an integer, got {value!r}")
+    value = int(value)
+    if value == 0 or not -MAX_CHARGE <= value <= MAX_CHARGE:
+        raise ValueError(f"charge {where} must be a nonzero integer in [-{MAX_CHARGE}, {MAX_CHARGE}], got {value}")
+    return value
+
+
+def check_charge_range(charges: Any) -> tuple[int, int] | None:
+    """A (low, high) range of charges to draw from, checked; None stays None (every charge 1)."""
+    if charges is None:
+        return None
+    try:
+        lo, hi = (int(v) for v in charges)
+    except (TypeError, ValueError):
+        raise ValueError(f"charges must be a (low, high) pair, got {charges!r}") from None
+    check_charge(lo, "range low end")
+    check_charge(hi, "range high end")
+    if lo > hi:
+        raise ValueError(f"charge range low end {lo} is above the high end {hi}")
+    return lo, hi
+
+
+def max_mines(shape: tuple[int, ...], first_move: FirstMove) -> int:
+    """How many mines fit when the first move must stay clear of mines (and, for "opening", its neighbours)."""
+    size = math.prod(shape)
+    excluded = {"any": 0, "safe": 1, "opening": math.prod(min(3, n) for n in shape)}[first_move]
+    return max(size - excluded, 0)
+
+
+def check_mine_count(mines: Any, allowed: int) -> int:
+    """A mine count, checked against how many fit (`max_mines`), so a bad one fails before play."""
+    if isinstance(mines, bool) or not isinstance(mines, numbers.Integral):
+        raise ValueError(f"the number of mines must be an integer, got {mines!r}")
+    mines = int(mines)
+    if mines < 0:
+        raise ValueError(f"the number of mines cannot be negative, got {mines}")
+    if mines > allowed:
+        raise ValueError(
+            f"{mines} mines do not fit: at most {allowed} cells can hold a mine under this first-move rule"
+        )
+    return mines
+
+
+# ---------------------------------------------------------------------- the game
 State = Literal["ongoing", "victory", "defeat"]
 FRONTIER_STEPS = 24  # flood steps taken frontier by frontier before labelling the whole region
 

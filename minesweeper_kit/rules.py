@@ -2,92 +2,49 @@
 
 Every place that starts games takes a `Rules`: the engine (`Rules.new_game`), the arena and the
 tournament, `mines play` (`rules_from_options` in play.py), the notebook board and the web page.
-The option values and their checks live here and nowhere else, so a new rule variant is added once.
+A rule set is checked by the engine's own checks (game.py holds the values each option can take
+and their checks, beside the code that plays them), so a new rule variant is added once; this
+module adds the named rule sets: the presets and the default charge ranges.
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import Any, cast
 
+from .game import (
+    FIRST_MOVES,
+    MAX_CHARGE,
+    REVEAL_RULES,
+    FirstMove,
+    Game,
+    Reveal,
+    check_charge_range,
+    check_first_move,
+    check_mine_count,
+    check_reveal,
+    max_mines,
+)
 from .geometry import validate_shape
 from .presets import PRESETS
 
-if TYPE_CHECKING:
-    from .game import Game
+# The option values are the engine's; they are named here too, where a rule set is made.
+__all__ = [
+    "Rules",
+    "REVEAL_RULES",
+    "FIRST_MOVES",
+    "MAX_CHARGE",
+    "SWEEPMINE_CHARGES",
+    "DEFAULT_CHARGES",
+    "Reveal",
+    "FirstMove",
+]
 
-Reveal = Literal["flood", "ring", "single"]
-FirstMove = Literal["any", "safe", "opening"]
-
-REVEAL_RULES: tuple[Reveal, ...] = ("flood", "ring", "single")
-FIRST_MOVES: tuple[FirstMove, ...] = ("any", "safe", "opening")
-MAX_CHARGE = 10
 # The range of charges the Sweepmine.TM "charged" subtasks draw from (1 is the plain mine).
 SWEEPMINE_CHARGES = (-10, 1)
 # The range `mines play --charges` and `Rules.preset(charges=True)` use when none is named.
 DEFAULT_CHARGES = (-MAX_CHARGE, MAX_CHARGE)
-
-
-def check_reveal(reveal: str) -> Reveal:
-    """The reveal rule, checked where a game or a rule set is made."""
-    if reveal not in REVEAL_RULES:
-        raise ValueError(f"reveal must be one of {', '.join(REVEAL_RULES)}, got {reveal!r}")
-    return reveal
-
-
-def check_first_move(first_move: str) -> FirstMove:
-    """The first-move rule, checked where a game or a rule set is made."""
-    if first_move not in FIRST_MOVES:
-        raise ValueError(f"first_move must be one of {', '.join(FIRST_MOVES)}, got {first_move!r}")
-    return first_move
-
-
-def check_charge(value: Any, where: str) -> int:
-    """One charge: a nonzero integer in [-MAX_CHARGE, MAX_CHARGE]."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"charge {where} must be an integer, got {value!r}")
-    value = int(value)
-    if value == 0 or not -MAX_CHARGE <= value <= MAX_CHARGE:
-        raise ValueError(f"charge {where} must be a nonzero integer in [-{MAX_CHARGE}, {MAX_CHARGE}], got {value}")
-    return value
-
-
-def check_charge_range(charges: Any) -> tuple[int, int] | None:
-    """A (low, high) range of charges to draw from, checked; None stays None (every charge 1)."""
-    if charges is None:
-        return None
-    try:
-        lo, hi = (int(v) for v in charges)
-    except (TypeError, ValueError):
-        raise ValueError(f"charges must be a (low, high) pair, got {charges!r}") from None
-    check_charge(lo, "range low end")
-    check_charge(hi, "range high end")
-    if lo > hi:
-        raise ValueError(f"charge range low end {lo} is above the high end {hi}")
-    return lo, hi
-
-
-def max_mines(shape: tuple[int, ...], first_move: FirstMove) -> int:
-    """How many mines fit when the first move must stay clear of mines (and, for "opening", its neighbours)."""
-    size = math.prod(shape)
-    excluded = {"any": 0, "safe": 1, "opening": math.prod(min(3, n) for n in shape)}[first_move]
-    return max(size - excluded, 0)
-
-
-def check_mine_count(mines: Any, allowed: int) -> int:
-    """A mine count, checked against how many fit (`max_mines`), so a bad one fails before play."""
-    if isinstance(mines, bool) or not isinstance(mines, numbers.Integral):
-        raise ValueError(f"the number of mines must be an integer, got {mines!r}")
-    mines = int(mines)
-    if mines < 0:
-        raise ValueError(f"the number of mines cannot be negative, got {mines}")
-    if mines > allowed:
-        raise ValueError(
-            f"{mines} mines do not fit: at most {allowed} cells can hold a mine under this first-move rule"
-        )
-    return mines
 
 
 @dataclass(frozen=True)
@@ -164,8 +121,6 @@ class Rules:
 
     def new_game(self, seed: int | None = None) -> Game:
         """A fresh engine game under these rules; mines are placed at the first dig."""
-        from .game import Game
-
         return Game.new(
             self.shape,
             self.mines,

@@ -2,7 +2,7 @@
 
 The checkout's ``notebooks/`` are nbgrader source versions, with every solution in them. A student
 works in a separate folder (``workspace/`` beside them, ignored by git) that holds only the student
-versions, made by nbgrader generate_assignment (``autograder.release``). Building never
+versions, made by nbgrader generate_assignment (``minesweeper_kit.release``). Building never
 overwrites: a notebook already in the workspace is the student's own work and stays as it is;
 only the steps whose notebook is missing are built and added.
 """
@@ -13,6 +13,8 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from .release import STEPS, release
 
 __all__ = ["WorkspaceReport", "build_workspace", "default_workspace", "step_notebooks"]
 
@@ -37,8 +39,6 @@ class WorkspaceReport:
 
 def step_notebooks() -> dict[str, str]:
     """Each step's assignment id and notebook file name, in the order of the course."""
-    from autograder.release import STEPS
-
     return dict(STEPS)
 
 
@@ -66,8 +66,6 @@ def build_workspace(folder: Path, notebooks: Path, progress: bool = True) -> Wor
     kept = tuple(name for step, name in steps.items() if step not in missing)
     added = []
     if missing:
-        from autograder.release import release
-
         folder.mkdir(parents=True, exist_ok=True)
         if progress:
             print(

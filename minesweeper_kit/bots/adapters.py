@@ -29,8 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..formats import sweepmine as sweepmine_format
-from .botfile import IllegalMove
-from .view import VIEW_FLAG, VIEW_UNKNOWN, BotView, Move, MoveKind
+from .view import VIEW_FLAG, VIEW_UNKNOWN, BotView, IllegalMove, Move, MoveKind
 
 # The grid codes are the Sweepmine format's own (formats/sweepmine.py), named here for bot writers.
 SWEEPMINE_UNKNOWN = sweepmine_format.SWEEPMINE_UNKNOWN

@@ -15,11 +15,8 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from .view import BotView, Move
-
-
-class IllegalMove(ValueError):
-    """A bot answered something that is not a move on this board."""
+from .adapters import RubyBot, SweepmineBot
+from .view import BotView, IllegalMove, Move
 
 
 class _FunctionBot:
@@ -29,8 +26,6 @@ class _FunctionBot:
 
 def bot_from_namespace(namespace: dict, where: str = "the bot file") -> Any:
     """The bot a module's namespace defines, by the rules above; ValueError if none."""
-    from .adapters import RubyBot, SweepmineBot
-
     if callable(namespace.get("make_bot")):
         return namespace["make_bot"]()
     fn = namespace.get("next_move")

@@ -1,7 +1,8 @@
 """What a bot sees and what it answers: the `BotView` of a game and the `Move` it plays.
 
 A bot is any object with ``next_move(view) -> Move`` (see `Bot`). The view is a frozen snapshot;
-it never exposes where the mines are, so a bot can only use what a human player would see.
+it never exposes where the mines are, so a bot can only use what a human player would see. An
+answer that is not a move on the board is an `IllegalMove`.
 
 Encoding of the visible board (``view.grid``, an int64 array of the board's shape):
 
@@ -88,6 +89,14 @@ def _as_cell(cell: tuple) -> tuple[int, ...]:
     if len(cell) == 1 and isinstance(cell[0], (tuple, list, np.ndarray)):
         return tuple(int(v) for v in cell[0])
     return tuple(int(v) for v in cell)
+
+
+class IllegalMove(ValueError):
+    """A bot answered something that is not a move on this board.
+
+    Raised where an answer is read: by the bot-file driver (not a `Move`) and by the adapters of
+    the contests' bot shapes (a malformed or off-board answer); the arena scores it as illegal.
+    """
 
 
 @dataclass(frozen=True, eq=False)

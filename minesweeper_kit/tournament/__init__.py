@@ -14,8 +14,10 @@ One module per job:
 * `units`: a chunk of one event's games for one bot, played by the arena's loop, and the
   results folder that saves it (`ResultsFolder`);
 * `running`: `run_tournament`: the units still to play, played, then ranked;
-* `standings`: the ranking from the records (`rank_standings`, `Standings`);
-* `reports`: the terminal table, tournament.json, the CSV files (the page is `tournament_page`);
+* `standings`: the ranking from the records (`rank_standings`, `Standings`), as the terminal's
+  table and as tournament.json's plain data;
+* `page`: the HTML page (tournament.html), built with the shared helpers of `report_page`;
+* `reports`: the files written: the CSV files, tournament.json and the page;
 * `cli`: ``mines tournament``.
 
 Decisions, written down once:
@@ -42,9 +44,10 @@ Decisions, written down once:
 
 from .cli import TOURNAMENT_DESCRIPTION, register, run
 from .entrants import Entrant, Event, builtin_sha256, find_entrants, make_events, slug
-from .reports import leaderboard_rows, leaderboard_text, pairwise_rows, standings_json, write_outputs
+from .page import render_page
+from .reports import leaderboard_rows, pairwise_rows, write_outputs
 from .running import run_tournament
-from .standings import OVERALL, BotRow, EventStats, Standings, rank_standings
+from .standings import OVERALL, BotRow, EventStats, Standings, leaderboard_text, rank_standings, standings_json
 from .units import UNIT_FILE_VERSION, MoveTimer, ResultsFolder, Unit, make_units, pack_record, play_unit, unpack_record
 
 __all__ = [
@@ -70,6 +73,7 @@ __all__ = [
     "play_unit",
     "rank_standings",
     "register",
+    "render_page",
     "run",
     "run_tournament",
     "slug",

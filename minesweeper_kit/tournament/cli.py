@@ -9,7 +9,6 @@ import sys
 from typing import Any
 
 from ..presets import PRESETS
-from .reports import standings_json
 from .running import draw_seed, run_tournament
 
 TOURNAMENT_DESCRIPTION = """Play every bot on the same seeded games and rank them honestly.
@@ -145,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"mines tournament: the bots' sandbox could not start on this machine: {error}", file=sys.stderr)
         return 3
     if args.json:
-        print(json.dumps(standings_json(standings), indent=1))
+        print(json.dumps(standings.to_json(), indent=1))
     else:
         s = standings.settings
         print(standings.table())

@@ -1,8 +1,12 @@
-"""Ranking: the standings of a tournament from every bot's game records.
+"""Ranking: the standings of a tournament from every bot's game records, and their two plain forms.
 
 Rankings come from `stats`: exact McNemar tests on the paired games, Holm's correction per event
 (and for all events pooled), groups of tied bots. The intervals are 95 % Wilson intervals; a
 Sweepmine subtask's event is scored S(P/Q) as in the arena.
+
+The standings read as a fixed-width table (`leaderboard_text`, `Standings.table`, what the terminal
+shows) and as plain data (`standings_json`, `Standings.to_json`, what tournament.json holds); the
+files written from them are reports.py's.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..arena import FAILURES, LOAD_FAILED, GameRecord
 from ..stats import Pair, bin_quantile, compare, rank_groups, wilson_interval
@@ -97,15 +102,11 @@ class Standings:
         raise KeyError((family, a, b))
 
     def table(self) -> str:
-        """The leaderboard for the terminal (`reports.leaderboard_text`)."""
-        from .reports import leaderboard_text
-
+        """The leaderboard for the terminal (`leaderboard_text`)."""
         return leaderboard_text(self)
 
     def to_json(self) -> dict:
-        """Everything as plain data, as tournament.json holds it (`reports.standings_json`)."""
-        from .reports import standings_json
-
+        """Everything as plain data, as tournament.json holds it (`standings_json`)."""
         return standings_json(self)
 
 
@@ -184,3 +185,116 @@ def _event_stats(games: list[GameRecord], rank: tuple[int, int]) -> EventStats:
 
 def _rate(outcomes: dict) -> float:
     return sum(outcomes.values()) / len(outcomes) if outcomes else 0.0
+
+
+# ---------------------------------------------------------------------- the table and the plain data
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}"
+
+
+def _ms(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
+    return f"{1000 * seconds:.3g}"
+
+
+def leaderboard_text(standings: Standings) -> str:
+    """The leaderboard as a fixed-width table for the terminal."""
+    events = [e.name for e in standings.events]
+    head = ["rank", "bot"] + [f"{e} % [95% CI] (rank)" for e in events]
+    sweep = any(e.subtask is not None for e in standings.events)
+    if sweep:
+        head.append("mean S")
+    head += ["all %", "crash", "illegal", "timeout", "ms/move p50", "p95"]
+    rows = [head]
+    for row in standings.rows:
+        line = [str(row.overall.rank), row.name]
+        for e in events:
+            s = row.events[e]
+            line.append(
+                f"{_pct(s.rate)} [{_pct(s.interval[0])}-{_pct(s.interval[1])}] ({s.rank})"
+                + (f" S={s.score:.3f}" if s.score is not None else "")
+            )
+        if sweep:
+            line.append(f"{row.mean_score:.3f}" if row.mean_score is not None else "—")
+        line += [
+            _pct(row.overall.rate),
+            str(row.failures["crash"]),
+            str(row.failures["illegal"]),
+            str(row.failures["timeout"]),
+            _ms(row.move_seconds(0.5)),
+            _ms(row.move_seconds(0.95)),
+        ]
+        rows.append(line)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    text = ["  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))) for r in rows]
+    text.insert(1, "  ".join("-" * w for w in widths))
+    games = standings.settings.get("games")
+    note = (
+        f"Ranks: a bot is above another only if the paired test on their common games says so "
+        f"(exact McNemar, Holm-corrected, alpha {standings.settings.get('alpha', 0.05)}); equal ranks are ties."
+    )
+    if games:
+        note = f"{games} games per event, the same games for every bot. " + note
+    return "\n".join(text + ["", note])
+
+
+def standings_json(standings: Standings) -> dict:
+    """Everything as plain data (tournament.json); ``settings.seed`` replays the games."""
+
+    def stats(s: EventStats) -> dict:
+        return {
+            "games": s.games,
+            "wins": s.wins,
+            "win_rate": s.rate,
+            "interval": list(s.interval),
+            "rank": s.rank,
+            "group": s.group,
+            **({"score": s.score} if s.score is not None else {}),
+        }
+
+    return {
+        "settings": standings.settings,
+        "events": [
+            {
+                "name": e.name,
+                "rules": e.rules.label,
+                "run_seed": e.run_seed,
+                **({"q": e.subtask.q, "k1": e.subtask.k1, "k2": e.subtask.k2} if e.subtask else {}),
+            }
+            for e in standings.events
+        ],
+        "leaderboard": [
+            {
+                "bot": row.name,
+                "source": row.entrant.source if row.entrant.builtin else Path(row.entrant.source).name,
+                "sha256": row.entrant.sha256,
+                "sandboxed": row.entrant.sandboxed,
+                "overall": stats(row.overall),
+                "events": {k: stats(v) for k, v in row.events.items()},
+                "failures": row.failures,
+                "load_failures": row.load_failures,
+                "examples": row.examples,
+                "moves": row.moves,
+                "move_seconds": {"median": row.move_seconds(0.5), "p95": row.move_seconds(0.95)},
+                "seconds_per_game": row.seconds_per_game,
+                **({"mean_score": row.mean_score} if row.mean_score is not None else {}),
+            }
+            for row in standings.rows
+        ],
+        "pairwise": {family: [_pair_json(p) for p in pairs] for family, pairs in standings.pairs.items()},
+    }
+
+
+def _pair_json(p: Pair) -> dict:
+    return {
+        "a": p.a,
+        "b": p.b,
+        "games": p.games,
+        "both_won": p.both,
+        "a_only": p.a_only,
+        "b_only": p.b_only,
+        "p": p.p,
+        "p_holm": p.p_holm,
+        "winner": p.winner,
+    }

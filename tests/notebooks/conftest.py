@@ -16,7 +16,7 @@ import json
 import nbformat
 import pytest
 
-from autograder.release import build_course, nbgrader, release
+from minesweeper_kit.release import build_course, nbgrader, release
 from notebook_tools import COMPLETE, GRADED, NOTEBOOKS, exercises, unwritten
 
 

@@ -87,7 +87,7 @@ def test_release_holds_no_hidden_test_text(course, name):
 
 def test_release_command_writes_every_step(tmp_path):
     out = tmp_path / "release"
-    done = subprocess.run([sys.executable, "-m", "autograder.release", "--output", str(out), "--only", "play",
+    done = subprocess.run([sys.executable, "-m", "minesweeper_kit.release", "--output", str(out), "--only", "play",
                            "neighbors"], cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert (out / "play" / "00-play.ipynb").is_file()
@@ -96,8 +96,9 @@ def test_release_command_writes_every_step(tmp_path):
 
 
 def test_release_command_rejects_an_unknown_step(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "autograder.release", "--output", str(tmp_path), "--only", "nope"],
-                          cwd=REPO, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "minesweeper_kit.release", "--output", str(tmp_path),
+                           "--only", "nope"],
+                           cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 1 and "unknown assignment(s) nope" in done.stderr
 
 
@@ -109,7 +110,7 @@ def test_release_command_names_the_step_nbgrader_could_not_build(tmp_path):
     for name in ("00-play.ipynb", "01-neighbors.ipynb"):
         (notebooks / name).write_bytes((NOTEBOOKS / name).read_bytes())
     (notebooks / "01-neighbors.ipynb").write_text('{"cells": "not a list"}')
-    done = subprocess.run([sys.executable, "-m", "autograder.release", "--output", str(tmp_path / "out"),
+    done = subprocess.run([sys.executable, "-m", "minesweeper_kit.release", "--output", str(tmp_path / "out"),
                            "--notebooks", str(notebooks), "--only", "play", "neighbors"],
                           cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 1, done.stdout + done.stderr

@@ -1,4 +1,4 @@
-"""Build the student versions of the notebooks with nbgrader (`make release`).
+"""Build the student versions of the notebooks with nbgrader (`make release`, and `mines lab`).
 
 The notebooks in ``notebooks/`` are nbgrader *source* versions: solutions sit between nbgrader's
 ``### BEGIN SOLUTION`` / ``### END SOLUTION`` markers and the visible tests are locked, graded
@@ -8,13 +8,17 @@ child process, through nbgrader's own Python API: a process per step spent most 
 starting up), and copies the course's ``release/`` folder to the output folder. The course folder
 (with its gradebook) is kept when ``--course`` names one, so an instructor can go on to ``nbgrader autograde`` there.
 
-    python -m autograder.release                      # all steps into ./release
-    python -m autograder.release --only neighbors     # one step
+It is part of the kit, not of the grader, because the student's own tool needs it: `mines lab`
+builds the student workspace with it (workspace.py). nbgrader comes with the ``lab`` extra.
+
+    python -m minesweeper_kit.release                      # all steps into ./release
+    python -m minesweeper_kit.release --only neighbors     # one step
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import shutil
 import signal
@@ -40,7 +44,7 @@ STEPS: dict[str, str] = {
 COURSE_ID = "minesweeper-kit"
 
 CONFIG = """\
-# nbgrader course configuration written by autograder.release.
+# nbgrader course configuration written by minesweeper_kit.release.
 c = get_config()
 c.CourseDirectory.course_id = {course_id!r}
 c.CourseDirectory.root = {root!r}
@@ -108,13 +112,15 @@ def build_course(
     """
     from tqdm.auto import tqdm
 
+    if importlib.util.find_spec("nbgrader") is None:
+        raise RuntimeError("nbgrader is not installed: pip install 'minesweeper-kit[lab]' (or run `make lab`)")
     chosen = setup_course(course, notebooks, assignments)
     env = _nbgrader_env()
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
     command = [
         sys.executable,
         "-c",
-        "import sys; from autograder.release import _generate; sys.exit(_generate())",
+        "import sys; from minesweeper_kit.release import _generate; sys.exit(_generate())",
         *chosen,
     ]
     # stderr goes to a file, not a pipe: a child with a long log must never block while we read stdout.
@@ -190,10 +196,10 @@ def release(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m autograder.release`` (``make release``): build the student versions; 1 when a
-    step fails."""
+    """``python -m minesweeper_kit.release`` (``make release``): build the student versions; 1 when
+    a step fails."""
     parser = argparse.ArgumentParser(
-        prog="python -m autograder.release",
+        prog="python -m minesweeper_kit.release",
         description="Build the student versions of the notebooks: nbgrader generate_assignment for "
         "each step, solutions replaced by stubs, visible tests kept and locked.",
     )
