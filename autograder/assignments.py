@@ -7,11 +7,16 @@ install or a course checkout) or through ``AUTOGRADER_INSTRUCTOR_DIR``.
 
 from __future__ import annotations
 
+import functools
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from minesweeper_kit.sandbox import DEFAULT_DENIED, ImportPolicy, Limits
+
+from .notebook import CourseCells
+from .students import Layout
 
 __all__ = [
     "Assignment",
@@ -81,6 +86,39 @@ def notebooks_dir() -> Path:
 
 
 @dataclass(frozen=True)
+class LatePolicy:
+    """How lateness costs points: nothing within the grace period, then a share of the points per
+    started day, and everything after ``max_days`` (None: no limit)."""
+
+    grace_minutes: float = 0.0
+    penalty_per_day: float = 0.0
+    max_days: float | None = None
+
+    def penalty(self, late_seconds: float, score: float, max_score: float) -> float:
+        """The points taken off ``score`` for a submission ``late_seconds`` after the due date."""
+        if late_seconds <= self.grace_minutes * 60:
+            return 0.0
+        days = late_seconds / 86400
+        if self.max_days is not None and days > self.max_days:
+            return score
+        started = math.ceil(days - 1e-9)
+        return round(min(score, self.penalty_per_day * started * max_score), 4)
+
+    def describe(self) -> str:
+        """The policy in one sentence, for feedback and ``autograder check``."""
+        if not self.penalty_per_day and self.max_days is None:
+            return "late submissions are marked, with no penalty"
+        parts = []
+        if self.grace_minutes:
+            parts.append(f"{self.grace_minutes:g} minutes' grace")
+        if self.penalty_per_day:
+            parts.append(f"{100 * self.penalty_per_day:g}% of the points per started day late")
+        if self.max_days is not None:
+            parts.append(f"no points after {self.max_days:g} day(s)")
+        return "late policy: " + ", ".join(parts)
+
+
+@dataclass(frozen=True)
 class Assignment:
     """One graded step: its names, its hidden suite, its limits and its import rule."""
 
@@ -98,6 +136,25 @@ class Assignment:
     file_names: tuple[str, ...] = ()  #: preferred file names inside a student's folder
     extra_denied: frozenset[str] = field(default_factory=frozenset)
     kit_allowed: bool = False  #: may import minesweeper_kit (the bots' BotView and Move)
+    # What a course file (course.toml, autograder.course) may change; the defaults are the kit's.
+    course_name: str = ""  #: the course's name for it, nbgrader's folder name; the id when empty
+    release_file: str = ""  #: the file students hand in; the release notebook when empty
+    points: float | None = None  #: the score's scale; the hidden suite's own points when None
+    visibility: str = "visible"  #: Gradescope's visibility of every test
+    disallowed_import: str = "refuse"  #: "refuse" the file, or "lose-tests" that reach the import
+    due: str | None = None  #: the due date, ISO 8601 in UTC
+    late: LatePolicy = field(default_factory=LatePolicy)
+    seed: int | None = None  #: the course's fixed seed of the random cases, if it sets one
+
+    @property
+    def folder(self) -> str:
+        """The assignment's folder in an nbgrader course: ``submitted/<student>/<folder>/``."""
+        return self.course_name or self.id
+
+    @property
+    def handed_in(self) -> str:
+        """The file name students hand in: the release notebook's unless the course says otherwise."""
+        return self.release_file or f"{self.notebook}.ipynb"
 
     @property
     def suite_path(self) -> Path:
@@ -122,6 +179,7 @@ class Assignment:
             label=f"the {self.id} assignment",
             denied=DEFAULT_DENIED | kit | self.extra_denied,
             direct_denied=direct,
+            refuse_file=self.disallowed_import == "refuse",
         )
 
     def keeps_import(self, name: str) -> bool:
@@ -141,10 +199,26 @@ class Assignment:
         submission."""
         return Limits(memory_mb=memory_mb or self.memory_mb, cpu_seconds=int(self.time_limit) + 20)
 
+    def layout(self) -> Layout:
+        """What to look for in a student's folder: this assignment's folder and files, and the
+        other assignments' files, which are never graded for this one."""
+        mine = self.preferred_files()
+        others = {name for a in ASSIGNMENTS.values() if a.id != self.id for name in a.preferred_files()}
+        others -= set(mine)
+        return Layout(folder=self.folder, handed_in=self.handed_in, preferred=mine, others=frozenset(others))
+
+    def course_cells(self) -> CourseCells | None:
+        """The code cells of the course's notebook for this step (None when it cannot be read):
+        any other code cell in a student's notebook is one they added, and is graded too."""
+        try:
+            return _course_cells(self.notebook_path)
+        except (OSError, ValueError, InstructorMaterialMissing):
+            return None
+
     def preferred_files(self) -> tuple[str, ...]:
         """File names looked for first in a student's folder: the step's notebook, then the original
         assignment's names."""
-        return (f"{self.notebook}.ipynb",) + self.file_names
+        return tuple(dict.fromkeys((self.handed_in, f"{self.notebook}.ipynb") + self.file_names))
 
 
 ASSIGNMENTS: dict[str, Assignment] = {
@@ -226,6 +300,11 @@ ASSIGNMENTS: dict[str, Assignment] = {
         ),
     ]
 }
+
+
+@functools.lru_cache(maxsize=16)
+def _course_cells(path: Path) -> CourseCells:
+    return CourseCells.of(path.read_bytes())
 
 
 def get_assignment(assignment_id: str) -> Assignment:

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import atexit
 import concurrent.futures
+import contextlib
 import copy
+import datetime as dt
+import json
 import multiprocessing
 import os
 import secrets
@@ -31,9 +34,19 @@ from tqdm import tqdm
 from minesweeper_kit.shutdown import Terminated, exit_status
 
 from .assignments import Assignment, get_assignment
-from .grading import GradeReport, TestOutcome, grade_submission, list_tests, not_graded_report, suite_problem
+from .course import Course, apply_settings
+from .grading import (
+    GradeReport,
+    TestOutcome,
+    grade_submission,
+    list_tests,
+    not_graded_report,
+    not_submitted_report,
+    suite_problem,
+)
 from .report import grader_key, read_student, write_csv, write_student
-from .submission import Submission, discover, read_submission
+from .students import Found, discover, parse_timestamp
+from .submission import Submission, read_submission
 
 __all__ = ["grade_job", "grade_batch", "BatchResult"]
 
@@ -49,9 +62,23 @@ class BatchResult:
     seed: int
 
 
+#: The batch's own record in its results folder: the seed and course settings each assignment was
+#: graded with. A dot name: no student's results folder can have it (see students.folder_name).
+BATCH_RECORD = ".batch.json"
+
+
+class BatchInterrupted(KeyboardInterrupt):
+    """Ctrl+C or SIGTERM stopped a batch; what was finished is written (results and the CSV)."""
+
+    def __init__(self, stop: KeyboardInterrupt, done: int, total: int, seed: int):
+        super().__init__()
+        self.signal_number = int(getattr(stop, "signal_number", signal.SIGINT))
+        self.done, self.total, self.seed = done, total, seed
+
+
 def grade_job(job: dict) -> dict:
     """Grade one submission given as plain data; never raises (a failure becomes a report)."""
-    assignment = get_assignment(job["assignment"])
+    assignment = apply_settings(get_assignment(job["assignment"]), job.get("course") or {})
     submission = Submission(
         **{k: v for k, v in job["submission"].items() if k != "path"}, path=Path(job["submission"]["path"])
     )
@@ -111,6 +138,7 @@ def _jobs(
     test_time_limit: float | None,
     settings: dict | None = None,
     isolation: str = "bwrap",
+    course: dict | None = None,
 ) -> list[dict]:
     jobs = []
     for submission in submissions:
@@ -127,6 +155,7 @@ def _jobs(
                 "test_time_limit": test_time_limit,
                 "settings": dict(settings or {}),
                 "isolation": isolation,
+                "course": dict(course or {}),
             }
         )
     return jobs
@@ -280,37 +309,121 @@ def grade_batch(
     test_time_limit: float | None = None,
     settings: dict | None = None,
     isolation: str = "bwrap",
+    course: Course | None = None,
 ) -> BatchResult:
     """Grade every submission under ``paths`` and write results, feedback and the gradebook.
 
-    ``isolation="bwrap"`` (the default) grades nothing on a machine that cannot isolate untrusted
-    code: every submission to grade is then "not graded", with the reason as its cause, as when
-    the hidden suite is missing; ``"none"`` grades anyway (trusted code only)."""
-    assignment = get_assignment(assignment_id)
+    ``course`` holds the course's settings (names, points, limits, import rule, late policy,
+    seed); without it the kit's defaults apply. The seed and settings are recorded in the
+    results folder: a later run resumes with them, and refuses a different ``seed`` or changed
+    settings unless ``force`` regrades everything. A student with nothing to grade is "not
+    submitted". ``isolation="bwrap"`` (the default) grades nothing on a machine that cannot
+    isolate untrusted code: every submission to grade is then "not graded", with the reason as
+    its cause, as when the hidden suite is missing; ``"none"`` grades anyway (trusted code only).
+    Ctrl+C or SIGTERM raises :class:`BatchInterrupted` once the finished results and the CSV of
+    them are written."""
+    course_settings = (course or Course(None, {})).settings(assignment_id)
+    assignment = apply_settings(get_assignment(assignment_id), course_settings)
     results_dir = Path(results_dir)
     results_dir.mkdir(parents=True, exist_ok=True)
-    seed = secrets.randbits(31) if seed is None else int(seed)
     paths = [Path(p) for p in paths]
-    students = discover(paths, assignment.preferred_files())  # ValueError before anything is graded
+    found = discover(paths, assignment.layout())  # ValueError before anything is graded
     grader_key(results_dir)  # an unusable key stops the batch now, not after grading
-    reports, skipped, todo = _kept_and_todo(assignment, students, results_dir, force=force, isolation=isolation)
+    seed = _batch_seed(results_dir, assignment, seed, course_settings, force)
+    reports, skipped, todo = _kept_and_todo(assignment, found, results_dir, seed, force=force, isolation=isolation)
+    origin = {entry.student: entry for entry in found}
     hidden = [str(results_dir.resolve())] + [str(p.resolve()) for p in paths] + list(hide or [])
-    job_list = _jobs(assignment.id, todo, seed, time_limit, hidden, memory_mb, test_time_limit, settings, isolation)
+    job_list = _jobs(
+        assignment.id, todo, seed, time_limit, hidden, memory_mb, test_time_limit, settings, isolation, course_settings
+    )
     workers = jobs or os.cpu_count() or 1
     cause = _batch_problem(assignment, isolation) if job_list else None
-    if cause is not None:  # nothing can be graded: say so for each submission, with no job run
-        tests = _known_tests(assignment.id)
-        for job, submission in zip(job_list, todo):
-            report = not_graded_report(
-                assignment.id, submission, seed, [cause], tests=copy.deepcopy(tests), isolation=isolation
-            )
-            _write(job, report, results_dir, reports)
-    else:
-        _grade_jobs(job_list, assignment.id, results_dir, reports, workers, dask_address, progress)
-    ordered = [reports[s] for s, _ in students if s in reports]
+
+    def finish(report: GradeReport) -> GradeReport:
+        return finish_report(report, assignment, origin.get(report.student))
+
+    try:
+        if cause is not None:  # nothing can be graded: say so for each submission, with no job run
+            tests = _known_tests(assignment.id)
+            for job, submission in zip(job_list, todo):
+                report = not_graded_report(
+                    assignment.id, submission, seed, [cause], tests=copy.deepcopy(tests), isolation=isolation
+                )
+                _write(job, finish(report), results_dir, reports)
+        else:
+            _grade_jobs(job_list, assignment.id, results_dir, reports, workers, dask_address, progress, finish)
+    except KeyboardInterrupt as stop:
+        ordered = [reports[e.student] for e in found if e.student in reports]
+        if csv_path is not None:
+            write_csv(ordered, Path(csv_path))
+        graded_now = sum(j["submission"]["student"] in reports for j in job_list)
+        raise BatchInterrupted(stop, graded_now, len(job_list), seed) from None
+    ordered = [reports[e.student] for e in found if e.student in reports]
     if csv_path is not None:
         write_csv(ordered, Path(csv_path))
     return BatchResult(ordered, [j["submission"]["student"] for j in job_list], skipped, seed)
+
+
+def _batch_seed(results_dir: Path, assignment: Assignment, seed: int | None, course_settings: dict, force: bool) -> int:
+    """The seed of this batch, recorded in the results folder before anything is graded.
+
+    A results folder that already graded this assignment resumes with its seed and settings:
+    one gradebook never mixes two seeds. A different ``seed`` (or the course's) or changed
+    settings are refused unless ``force`` regrades everyone."""
+    record_path = results_dir / BATCH_RECORD
+    record: dict = {}
+    with contextlib.suppress(OSError, ValueError):
+        loaded = json.loads(record_path.read_text(encoding="utf-8"))
+        record = loaded if isinstance(loaded, dict) else {}
+    earlier = record.get(assignment.id)
+    chosen = seed if seed is not None else assignment.seed
+    if isinstance(earlier, dict) and isinstance(earlier.get("seed"), int) and not force:
+        if chosen is not None and chosen != earlier["seed"]:
+            raise ValueError(
+                f"{results_dir} holds {assignment.id} results graded with seed {earlier['seed']}; seed {chosen} "
+                "would mix two seeds in one gradebook. Grade again without --seed (or with the same one) to "
+                "resume, or add --force to regrade everyone with the new seed"
+            )
+        if earlier.get("course", {}) != course_settings:
+            raise ValueError(
+                f"{results_dir} holds {assignment.id} results graded under other course settings "
+                f"({earlier.get('course', {})}); add --force to regrade everyone under the current ones"
+            )
+        return int(earlier["seed"])
+    chosen = secrets.randbits(31) if chosen is None else int(chosen)
+    record[assignment.id] = {"seed": chosen, "course": course_settings}
+    temporary = record_path.with_name(record_path.name + ".tmp")
+    temporary.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(temporary, record_path)
+    return chosen
+
+
+def finish_report(report: GradeReport, assignment: Assignment, found: Found | None) -> GradeReport:
+    """The course's view of a report the hidden suite made: the file graded and the note on it,
+    points on the course's scale, the tests' visibility, and lateness with its penalty."""
+    if found is not None:
+        report.file = found.relative
+        if found.note and found.note not in report.notes:
+            report.notes.append(found.note)
+    if assignment.points is not None and report.max_score > 0:
+        factor = assignment.points / report.max_score
+        for test in report.tests:
+            test.max_score = round(test.max_score * factor, 4)
+            test.score = round(test.score * factor, 4)
+        report.max_score = float(assignment.points)
+        if report.score is not None:
+            report.score = round(sum(t.score for t in report.tests), 4) if report.tests else 0.0
+    for test in report.tests:
+        test.visibility = assignment.visibility
+    when = parse_timestamp(found.timestamp) if found is not None and found.timestamp else None
+    if when is not None:
+        report.submitted_at = when.isoformat()
+        due = dt.datetime.fromisoformat(assignment.due) if assignment.due else None
+        report.late_by = max(0.0, (when - due).total_seconds()) if due else 0.0
+        if report.late_by > 0 and report.score is not None:
+            report.penalty = assignment.late.penalty(report.late_by, report.score, report.max_score)
+            report.score = round(report.score - report.penalty, 4)
+    return report
 
 
 def _batch_problem(assignment: Assignment, isolation: str) -> str | None:
@@ -326,25 +439,37 @@ def _batch_problem(assignment: Assignment, isolation: str) -> str | None:
 
 
 def _kept_and_todo(
-    assignment: Assignment, students: list[tuple[str, Path | None]], results_dir: Path, *, force: bool, isolation: str
+    assignment: Assignment, found: list[Found], results_dir: Path, seed: int, *, force: bool, isolation: str
 ) -> tuple[dict[str, GradeReport], list[str], list[Submission]]:
     """Read every student's submission and split them: the earlier results kept (signed for the
-    same file, graded with the same isolation, and not ``force``), and the submissions to grade."""
+    same file, graded with the same seed and isolation, and not ``force``), and the submissions
+    to grade. A student with nothing to grade gets a "not submitted" report, written now."""
     reports: dict[str, GradeReport] = {}
     skipped, todo = [], []
-    for student, path in students:
-        submission = read_submission(student, path, keep_import=assignment.keeps_import)
+    for entry in found:
+        if entry.file is None:
+            report = not_submitted_report(assignment.id, entry.student, seed, entry.missing)
+            write_student(finish_report(report, assignment, entry), results_dir)
+            reports[entry.student] = report
+            continue
+        submission = read_submission(
+            entry.student, entry.file, keep_import=assignment.keeps_import, course_cells=assignment.course_cells()
+        )
         previous = (
             None
             if force
             else read_student(
-                results_dir, student, assignment.id, source_name=submission.source_file, source_sha256=submission.sha256
+                results_dir,
+                entry.student,
+                assignment.id,
+                source_name=submission.source_file,
+                source_sha256=submission.sha256,
             )
         )
         # never keep an unisolated grade, nor a submission the grader failed on
-        if previous is not None and previous.isolation == isolation and previous.graded:
-            reports[student] = previous
-            skipped.append(student)
+        if previous is not None and previous.isolation == isolation and previous.graded and previous.seed == seed:
+            reports[entry.student] = previous
+            skipped.append(entry.student)
         else:
             todo.append(submission)
     return reports, skipped, todo
@@ -358,15 +483,16 @@ def _grade_jobs(
     workers: int,
     dask_address: str | None,
     progress: bool,
+    finish: Callable[[GradeReport], GradeReport] = lambda report: report,
 ) -> None:
-    """Run the jobs locally or on dask; each result is written to ``results_dir`` and added to
-    ``reports`` as it arrives, under a progress bar."""
+    """Run the jobs locally or on dask; each result, put in the course's terms by ``finish``, is
+    written to ``results_dir`` and added to ``reports`` as it arrives, under a progress bar."""
     bar = tqdm(
         total=len(job_list), desc=f"grading {assignment_id}", unit="submission", disable=not progress or not job_list
     )
 
     def done(job: dict, result: dict) -> None:
-        report = GradeReport.from_dict(result)
+        report = finish(GradeReport.from_dict(result))
         _write(job, report, results_dir, reports)
         bar.update(1)
         score = "not graded" if report.score is None else f"{report.score:g}/{report.max_score:g}"

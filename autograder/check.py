@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 from .assignments import Assignment, instructor_dir
 from .grading import GradeReport, grade_submission
+from .notebook import notebook_code
 from .report import feedback_text, gradescope_results
-from .submission import Submission, notebook_code
+from .submission import Submission
 
 __all__ = ["CheckResult", "check_assignment", "reference_submission", "starter_submission", "release_notebook"]
 
@@ -40,12 +41,14 @@ def reference_submission(assignment: Assignment) -> Submission:
 
 
 def release_notebook(assignment: Assignment):
-    """The student version of the source notebook: nbgrader's ClearSolutions applied."""
+    """The student version of the source notebook: nbgrader's ClearSolutions and ClearHiddenTests
+    applied (the hidden-tests cell keeps only its note, as in `nbgrader generate_assignment`)."""
     import nbformat
-    from nbgrader.preprocessors import ClearSolutions
+    from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
 
     notebook = nbformat.read(str(assignment.notebook_path), as_version=4)
     released, _ = ClearSolutions(enforce_metadata=False).preprocess(notebook, {})
+    released, _ = ClearHiddenTests(enforce_metadata=False).preprocess(released, {})
     return released
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,6 +13,8 @@ from minesweeper_kit.sandbox.isolation import IsolationUnavailable
 from minesweeper_kit.shutdown import Terminated, exit_status, stop_on_sigterm
 
 from .assignments import ASSIGNMENTS, InstructorMaterialMissing, get_assignment
+from .course import Course, find_course_file, load_course
+from .statuses import NOT_GRADED
 
 if TYPE_CHECKING:
     from .grading import GradeReport
@@ -31,6 +34,8 @@ ISOLATION_HELP = (
 _IDS = ", ".join(ASSIGNMENTS)
 #: The exit status of ``autograder grade`` when any submission was not graded (the grader failed).
 EXIT_NOT_GRADED = 3
+#: Graded, but an nbgrader course's gradebook could not be written (the results folder holds everything).
+EXIT_GRADEBOOK = 4
 
 
 def _positive(value: str) -> float:
@@ -58,13 +63,18 @@ def _add_grade(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     grade = commands.add_parser(
         "grade",
         help="grade submissions and write results, feedback and a gradebook",
-        description="Grade submissions: each SUBMISSION is a .py, a .ipynb, a folder of one student, "
-        "or an nbgrader submitted/ folder (one student per sub-folder). Writes "
-        "DIR/<student>/results.json (Gradescope's schema) and feedback.txt, prints a summary "
-        "table, and optionally a CSV gradebook. Finished students are skipped unless --force. A problem on "
-        "the grader's side (missing instructor material, a hidden test that fails on its own, a sandbox "
-        "that cannot start) is never a score: those submissions are marked not graded, the causes are "
-        "printed once each, and the exit status is 3.",
+        description="Grade submissions: each SUBMISSION is a .py, a .ipynb, a folder of one student, a "
+        "folder of student folders, or an nbgrader course (its folder, submitted/, or one student's folder "
+        "there), read as nbgrader lays it out: submitted/<student>/<assignment>/, the assignment folder named "
+        "by the course (course.toml). A student with nothing there is 'not submitted'. Writes "
+        "DIR/<student>/results.json (Gradescope's schema) and feedback.txt, prints a summary table, optionally "
+        "a CSV gradebook, and inside an nbgrader course records the results in its gradebook.db. Finished "
+        "students are skipped unless --force; the batch's seed is recorded in DIR and a resume keeps it. "
+        "Ctrl+C stops within seconds, keeping every finished result (exit status 130). A problem on the "
+        "grader's side (missing instructor material, a hidden test that fails on its own, a sandbox that "
+        "cannot start) is never a score: those submissions are marked not graded, the causes are printed "
+        "once each, and the exit status is 3; 4 when everything was graded but a gradebook could not be "
+        "written.",
     )
     grade.add_argument(
         "--assignment", required=True, choices=list(ASSIGNMENTS), metavar="ID", help=f"which assignment ({_IDS})"
@@ -113,7 +123,38 @@ def _add_grade(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(CSV, JSON, a self-contained HTML page); the same as `mines tournament`",
     )
     grade.add_argument("--no-progress", action="store_true", help="no progress bar")
+    grade.add_argument(
+        "--no-gradebook",
+        action="store_true",
+        help="inside an nbgrader course (SUBMISSION is the course, its submitted/ folder or a student's folder "
+        "there), the hidden tests' scores and feedback are written into the course's gradebook.db, in each "
+        "notebook's hidden-tests cell (run `nbgrader autograde` first); this leaves the gradebook alone",
+    )
+    _add_course_option(grade)
     _add_originals_option(grade)
+
+
+def _add_course_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--course",
+        type=Path,
+        metavar="FILE",
+        help="the course's settings (course.toml: assignment names, points, limits, import rule, late "
+        "policy, visibility, seed); default: course.toml in the current folder, else in the nbgrader "
+        "course being graded, else the kit's defaults",
+    )
+
+
+def _course(args: argparse.Namespace) -> Course:
+    """The course settings the command uses, said on stderr when they come from a file."""
+    from .students import find_course
+
+    places = [find_course(p) for p in getattr(args, "submissions", None) or []]
+    path = find_course_file(args.course, *places)
+    course = load_course(path)
+    if path is not None:
+        print(f"autograder: course settings from {path}", file=sys.stderr)
+    return course
 
 
 def _add_originals_option(parser: argparse.ArgumentParser) -> None:
@@ -144,14 +185,15 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="reference scores full marks, starter scores 0, nothing hidden leaks",
         description="Check an assignment before release: the reference solution scores full marks well "
         "inside the time budget, the starter (release) version scores 0 without crashing, "
-        "and neither the release notebook nor the feedback shows hidden tests or solutions.",
+        "and neither the release notebook nor the feedback shows hidden tests or solutions; all under the "
+        "course's settings. With --course FILE and no --assignment, only check the course file and show "
+        "what it sets for each assignment.",
     )
-    check.add_argument(
-        "--assignment", required=True, choices=list(ASSIGNMENTS), metavar="ID", help=f"which assignment ({_IDS})"
-    )
+    check.add_argument("--assignment", choices=list(ASSIGNMENTS), metavar="ID", help=f"which assignment ({_IDS})")
     check.add_argument("--seed", type=int, default=1, help="seed of the random cases")
     check.add_argument("--bot-games", type=int, metavar="N", help="bots assignment: games to play (default 100)")
     check.add_argument("--isolation", choices=["bwrap", "none"], default="bwrap", help=ISOLATION_HELP)
+    _add_course_option(check)
     _add_originals_option(check)
 
 
@@ -185,56 +227,108 @@ def _add_export(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "fails, posting no score, and its output says why. none: the container is the only "
         "boundary (the student's code could then read the suite shipped in it and write its own results)",
     )
+    _add_course_option(export)
 
 
 def _add_report(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """``autograder report``: the page over a graded batch."""
+    """``autograder report``: the page over a graded batch, or the class page over several."""
     report = commands.add_parser(
         "report",
-        help="one HTML page and a summary over a graded batch",
+        help="one HTML page and a summary over a graded batch, or over a class's batches",
         description="Read the folder `autograder grade --results-dir` wrote and write one self-contained "
-        "HTML page (no server or network needed): the score histogram, each test's pass rate "
-        "worst first with its most common failure messages, time per submission and who hit a "
-        "time limit, who failed to load and why, and every student with a link to their "
-        "feedback. Prints a short summary.",
+        "HTML page (no server or network needed): how many students were graded, did not load, were "
+        "not graded (the grader failed) or did not submit, each counted apart; the score histogram; "
+        "each test's pass rate worst first, over the submissions that loaded, with its most common "
+        "failure messages; time per submission and who hit a time limit; who failed to load and why; "
+        "and every student (file graded, score, lateness and penalty, seed, a link to their feedback) "
+        "in a table sorted by clicking a column header. Prints a short summary. Given several "
+        "RESULTS_DIRs (one per assignment), writes each one's RESULTS_DIR/report.html and a class page "
+        "with one row per student and one column per assignment, and a total.",
     )
-    report.add_argument("results_dir", type=Path, metavar="RESULTS_DIR", help="the --results-dir of a graded batch")
     report.add_argument(
-        "-o", "--output", type=Path, metavar="HTML", help="where to write the page (default: RESULTS_DIR/report.html)"
+        "results_dirs",
+        nargs="+",
+        type=Path,
+        metavar="RESULTS_DIR",
+        help="the --results-dir of a graded batch; several: one per assignment, for the class page",
+    )
+    report.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        metavar="HTML",
+        help="where to write the page (default: RESULTS_DIR/report.html; with several RESULTS_DIRs, the "
+        "class page, by default class-report.html in the first RESULTS_DIR's parent folder)",
     )
 
 
 def _grade(args: argparse.Namespace) -> int:
-    from .batch import grade_batch
+    from .batch import BatchInterrupted, grade_batch
     from .report import summary_table
 
     if args.jobs < 1:
         raise ValueError(f"-j must be at least 1, got {args.jobs}")
-    result = grade_batch(
-        args.assignment,
-        args.submissions,
-        args.results_dir,
-        csv_path=args.csv,
-        time_limit=args.time_limit,
-        jobs=args.jobs,
-        force=args.force,
-        dask_address=args.dask,
-        seed=args.seed,
-        memory_mb=args.memory_mb,
-        test_time_limit=args.test_time_limit,
-        settings={"bot_games": args.bot_games} if args.bot_games else None,
-        progress=not args.no_progress,
-        isolation=args.isolation,
-    )
+    course = _course(args)
+    try:
+        result = grade_batch(
+            args.assignment,
+            args.submissions,
+            args.results_dir,
+            csv_path=args.csv,
+            time_limit=args.time_limit,
+            jobs=args.jobs,
+            force=args.force,
+            dask_address=args.dask,
+            seed=args.seed,
+            memory_mb=args.memory_mb,
+            test_time_limit=args.test_time_limit,
+            settings={"bot_games": args.bot_games} if args.bot_games else None,
+            progress=not args.no_progress,
+            isolation=args.isolation,
+            course=course,
+        )
+    except BatchInterrupted as stop:
+        what = "SIGTERM" if stop.signal_number == signal.SIGTERM else "SIGINT (Ctrl+C)"
+        csv = f" and {args.csv}" if args.csv else ""
+        print(
+            f"autograder: stopped by {what}: {stop.done} of {stop.total} submission(s) graded in this run; their "
+            f"results in {args.results_dir}{csv} are kept. Run the same command again to grade the rest "
+            f"(it resumes with seed {stop.seed}, recorded in {args.results_dir})",
+            file=sys.stderr,
+        )
+        return exit_status(stop)
     print(summary_table(result.reports))
     not_graded = _report_not_graded(result.reports)
+    recorded = True if args.no_gradebook else _record_in_gradebooks(args, course, result.reports)
     if args.tournament:
         _class_tournament(args, result.seed)
     print(
         f"seed {result.seed}; graded {len(result.graded)}, kept {len(result.skipped)} earlier result(s); "
         f"results in {args.results_dir}" + (f"; gradebook {args.csv}" if args.csv else "")
     )
-    return EXIT_NOT_GRADED if not_graded else 0
+    if not_graded:
+        return EXIT_NOT_GRADED
+    return 0 if recorded else EXIT_GRADEBOOK
+
+
+def _record_in_gradebooks(args: argparse.Namespace, course: Course, reports: list[GradeReport]) -> bool:
+    """Write the results into the gradebook of every nbgrader course the submissions lie in; False
+    when one of them could not be written at all (the results folder has everything regardless)."""
+    from .gradebook import record_in_gradebook
+    from .students import find_course
+
+    roots = {root for root in (find_course(p) for p in args.submissions) if root is not None}
+    folder = course.assignment(args.assignment).folder
+    written = True
+    for root in sorted(roots):
+        summary = record_in_gradebook(root, folder, reports)
+        lines = summary.lines()
+        if summary.problem is not None:
+            written = False
+            print(f"autograder: {lines[0]}", file=sys.stderr)
+        else:
+            print("\n".join(lines))
+    return written
 
 
 def _report_not_graded(reports: list[GradeReport]) -> int:
@@ -245,7 +339,7 @@ def _report_not_graded(reports: list[GradeReport]) -> int:
     causes = not_graded_causes(reports)
     if not causes:
         return 0
-    count = sum(not r.graded for r in reports)
+    count = sum(r.status == NOT_GRADED for r in reports)
     lines = [
         f"autograder: {count} submission(s) NOT GRADED because of a problem on the grader's side (no score "
         "was given; their feedback says so). Fix the cause and grade again:"
@@ -261,7 +355,8 @@ def _class_tournament(args: argparse.Namespace, seed: int) -> None:
     """Every graded bot (its code as graded: a notebook's kept cells, or the file) against the judge."""
     from minesweeper_kit.tournament import leaderboard_text, run_tournament
 
-    from .submission import discover, read_submission
+    from .students import discover
+    from .submission import read_submission
 
     assignment = get_assignment(args.assignment)
     if assignment.id != "bots":
@@ -269,8 +364,13 @@ def _class_tournament(args: argparse.Namespace, seed: int) -> None:
     folder = Path(args.tournament) / "bots"
     folder.mkdir(parents=True, exist_ok=True)
     files = []
-    for student, path in discover(args.submissions, assignment.preferred_files()):
-        submission = read_submission(student, path, keep_import=assignment.keeps_import)
+    for entry in discover(args.submissions, assignment.layout()):
+        if entry.file is None:
+            continue
+        student = entry.student
+        submission = read_submission(
+            student, entry.file, keep_import=assignment.keeps_import, course_cells=assignment.course_cells()
+        )
         if submission.problem or not submission.source.strip():
             continue
         target = folder / f"{student}.py"
@@ -312,8 +412,16 @@ def _list(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from .check import check_assignment
 
+    if args.assignment is None and args.course is None:
+        raise ValueError("give --assignment ID (and optionally --course FILE), or --course FILE to check the file")
+    course = _course(args)
+    for assignment_id in [args.assignment] if args.assignment else list(ASSIGNMENTS):
+        changes = course.describe(assignment_id)
+        print(f"[ok] course settings for {assignment_id}: " + ("; ".join(changes) if changes else "the kit's defaults"))
+    if args.assignment is None:
+        return 0
     results = check_assignment(
-        get_assignment(args.assignment),
+        course.assignment(args.assignment),
         seed=args.seed,
         settings={"bot_games": args.bot_games} if args.bot_games else None,
         isolation=args.isolation,
@@ -335,7 +443,7 @@ def _doctor(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from .gradescope import export
 
-    path = export(args.assignment, args.output, args.isolation)
+    path = export(args.assignment, args.output, args.isolation, course=_course(args))
     print(f"wrote {path}: upload it as the {args.assignment} autograder on Gradescope")
     return 0
 
@@ -343,7 +451,7 @@ def _export(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from .batch_report import report_command
 
-    return report_command(args.results_dir, args.output)
+    return report_command(args.results_dirs, args.output)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -44,6 +44,8 @@ import zipfile
 from pathlib import Path
 
 from .assignments import PACKAGE_DIR, get_assignment, originals_dir
+from .course import Course, apply_settings
+from .grading import NOT_SUBMITTED
 
 __all__ = ["export", "pinned_requirements", "run_on_platform", "PINNED_DISTRIBUTIONS", "SANDBOX_CHECK"]
 
@@ -118,8 +120,11 @@ mkdir -p "$ROOT/results"
 cd "$ROOT/source"
 exec "$PYTHON" -m autograder.gradescope --assignment {assignment} --isolation {isolation} \\
   --submission "$ROOT/submission" --results "$ROOT/results/results.json" \\
-  --sandbox-check "$ROOT/source/{record}"
+  --sandbox-check "$ROOT/source/{record}" --course "$ROOT/source/{course}"
 """
+
+#: The course's settings of the exported assignment (see autograder.course), as plain data.
+COURSE_FILE = "course.json"
 
 
 def _ignore(directory: str, names: list[str]) -> set[str]:
@@ -145,11 +150,13 @@ def pinned_requirements() -> str:
     return "\n".join(header + pins) + "\n"
 
 
-def export(assignment_id: str, output: Path, isolation: str = "bwrap") -> Path:
-    """Write the Gradescope autograder zip for one assignment (``isolation``: see the module)."""
+def export(assignment_id: str, output: Path, isolation: str = "bwrap", course: Course | None = None) -> Path:
+    """Write the Gradescope autograder zip for one assignment (``isolation``: see the module),
+    with the course's settings for it (points, limits, import rule, the tests' visibility)."""
     if isolation not in ("bwrap", "none"):
         raise ValueError(f"isolation must be bwrap or none, got {isolation!r}")
-    assignment = get_assignment(assignment_id)
+    settings = (course or Course(None, {})).settings(assignment_id)
+    assignment = apply_settings(get_assignment(assignment_id), settings)
     requirements = pinned_requirements()
     suite = assignment.suite_path
     originals = originals_dir()
@@ -157,7 +164,9 @@ def export(assignment_id: str, output: Path, isolation: str = "bwrap") -> Path:
     check = (BWRAP_CHECK if isolation == "bwrap" else NO_ISOLATION_CHECK).format(record=SANDBOX_CHECK)
     scripts = {
         "setup.sh": SETUP_SH.format(python=platform.python_version(), sandbox_check=check),
-        "run_autograder": RUN_AUTOGRADER.format(assignment=assignment.id, isolation=isolation, record=SANDBOX_CHECK),
+        "run_autograder": RUN_AUTOGRADER.format(
+            assignment=assignment.id, isolation=isolation, record=SANDBOX_CHECK, course=COURSE_FILE
+        ),
     }
     with tempfile.TemporaryDirectory() as temp:
         source = Path(temp) / "source"
@@ -174,6 +183,7 @@ def export(assignment_id: str, output: Path, isolation: str = "bwrap") -> Path:
         shutil.copy2(suite, target / "suites" / suite.name)
         shutil.copytree(originals, target / "data" / "originals", ignore=_ignore)
         (source / "requirements.txt").write_text(requirements)
+        (source / COURSE_FILE).write_text(json.dumps(settings, indent=2, sort_keys=True) + "\n")
         output = Path(output)
         output.parent.mkdir(parents=True, exist_ok=True)
         with zipfile.ZipFile(output, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -211,6 +221,7 @@ def run_on_platform(
     results_path: Path,
     isolation: str = "bwrap",
     sandbox_check: Path | None = None,
+    course_file: Path | None = None,
 ) -> int:
     """Grade the one submission Gradescope hands over and write its results.json; 0 when done.
 
@@ -221,11 +232,27 @@ def run_on_platform(
     from .batch import grade_batch
     from .report import gradescope_results, not_graded_causes
 
+    settings: dict = {}
+    if course_file is not None and Path(course_file).is_file():
+        settings = json.loads(Path(course_file).read_text(encoding="utf-8"))
+    course = Course(None, {assignment_id: settings})
     with tempfile.TemporaryDirectory() as temp:
         result = grade_batch(
-            assignment_id, [submission_dir], Path(temp), progress=False, jobs=1, force=True, isolation=isolation
+            assignment_id,
+            [submission_dir],
+            Path(temp),
+            progress=False,
+            jobs=1,
+            force=True,
+            isolation=isolation,
+            course=course,
         )
     report = result.reports[0] if result.reports else None
+    if report is not None and report.status == NOT_SUBMITTED:  # Gradescope needs a score: 0, and why
+        data: dict = {"score": 0, "output": f"No file was graded: {report.submission}", "tests": []}
+        Path(results_path).write_text(json.dumps(data, indent=2) + "\n")
+        print(f"{assignment_id}: not submitted: {report.submission}")
+        return 0
     if report is not None and not report.graded:
         with contextlib.suppress(FileNotFoundError):
             Path(results_path).unlink()  # never a score, not even one left by an earlier run
@@ -241,7 +268,11 @@ def run_on_platform(
     data = (
         gradescope_results(report)
         if report is not None
-        else {"score": 0, "output": "no submission was found", "tests": []}
+        else {
+            "score": 0,
+            "output": "No file was graded: nothing was submitted: no .py or .ipynb file in the upload.",
+            "tests": [],
+        }
     )
     Path(results_path).write_text(json.dumps(data, indent=2) + "\n")
     print(f"{assignment_id}: {data.get('score', 0)} points")
@@ -264,8 +295,11 @@ def main(argv: list[str] | None = None) -> int:
         metavar="FILE",
         help="setup.sh's record of its sandbox check, quoted when none starts",
     )
+    parser.add_argument("--course", type=Path, metavar="FILE", help="the course's settings (course.json of the zip)")
     args = parser.parse_args(argv)
-    return run_on_platform(args.assignment, args.submission, args.results, args.isolation, args.sandbox_check)
+    return run_on_platform(
+        args.assignment, args.submission, args.results, args.isolation, args.sandbox_check, args.course
+    )
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import io
 import os
 import time
 import traceback
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -34,15 +34,24 @@ from minesweeper_kit.sandbox import (
 )
 
 from .assignments import Assignment, InstructorMaterialMissing, instructor_dir, originals_dir
+from .statuses import GRADED, NOT_GRADED, NOT_SUBMITTED
 from .submission import Submission
 from .suite import Mismatch
 
-__all__ = ["TestOutcome", "GradeReport", "grade_submission", "list_tests", "not_graded_report", "GRADED", "NOT_GRADED"]
+__all__ = [
+    "TestOutcome",
+    "GradeReport",
+    "grade_submission",
+    "list_tests",
+    "not_graded_report",
+    "not_submitted_report",
+    "GRADED",
+    "NOT_GRADED",
+    "NOT_SUBMITTED",
+]
 
 NOT_REACHED = "not reached: the submission's budget of {budget:g} s of CPU time ran out before this test"
 NOT_LOADED = "not run: the submission did not load"
-GRADED = "graded"
-NOT_GRADED = "not graded"
 #: What a test that did not count says when the grader failed (no internal detail: students may see it).
 GRADER_FAILED = "not graded: a problem on the grader's side (reported to the instructor)"
 
@@ -79,14 +88,20 @@ class GradeReport:
     protections: list[str] = field(default_factory=list)
     internal_errors: list[str] = field(default_factory=list)  #: for the instructor only
     isolation: str = "bwrap"  #: "bwrap", or "none" when the instructor turned it off
-    #: "graded", or "not graded" when the grader failed: then there is no score at all
+    #: "graded"; "not graded" when the grader failed, "not submitted" when there was nothing to
+    #: grade: then there is no score at all
     status: str = GRADED
     causes: list[str] = field(default_factory=list)  #: why not graded, one line per cause, for the instructor
+    file: str = ""  #: the file graded, relative to the student's folder
+    notes: list[str] = field(default_factory=list)  #: for the student: which file was taken and why
+    submitted_at: str | None = None  #: when it was handed in (nbgrader's timestamp.txt), ISO 8601
+    late_by: float = 0.0  #: seconds after the due date; 0 when on time or the course sets none
+    penalty: float = 0.0  #: points the late policy took off ``score`` (already subtracted)
 
     @property
     def graded(self) -> bool:
-        """Whether the score stands: False when a failure on the grader's side stopped grading."""
-        return self.status != NOT_GRADED
+        """Whether the score stands: False when the grader failed or nothing was submitted."""
+        return self.status == GRADED
 
     def to_dict(self) -> dict[str, Any]:
         """The report as plain data, so it crosses process and dask boundaries and is written as
@@ -96,7 +111,8 @@ class GradeReport:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GradeReport:
         """The report :meth:`to_dict` gave, rebuilt."""
-        data = dict(data)
+        known = {f.name for f in fields(cls)}
+        data = {k: v for k, v in data.items() if k in known}  # a newer grader's extra keys are ignored
         data["tests"] = [TestOutcome(**t) for t in data.get("tests", [])]
         return cls(**data)
 
@@ -522,4 +538,21 @@ def not_graded_report(
         isolation=isolation,
         status=NOT_GRADED,
         causes=list(causes),
+    )
+
+
+def not_submitted_report(
+    assignment_id: str, student: str, seed: int, reason: str, *, max_score: float = 0.0
+) -> GradeReport:
+    """The report of a student who handed in nothing for this assignment: status "not submitted",
+    no score and no tests, so it is never counted among the graded nor read as a 0."""
+    return GradeReport(
+        student=student,
+        assignment=assignment_id,
+        score=None,
+        max_score=max_score,
+        execution_time=0.0,
+        seed=seed,
+        submission=reason,
+        status=NOT_SUBMITTED,
     )

@@ -37,8 +37,8 @@ import unicodedata
 from pathlib import Path
 from typing import Literal, overload
 
-from .grading import NOT_GRADED, NOT_LOADED, GradeReport
-from .submission import folder_name
+from .grading import NOT_GRADED, NOT_LOADED, NOT_SUBMITTED, GradeReport
+from .students import folder_name
 
 __all__ = [
     "gradescope_results",
@@ -50,6 +50,7 @@ __all__ = [
     "not_graded_causes",
     "student_dir",
     "grader_key",
+    "late_words",
 ]
 
 RECORD = ".report.json"
@@ -112,10 +113,59 @@ def _student_lines(text: str) -> list[str]:
     return lines + [f"(end of what your code printed{more})"]
 
 
+def _extra_data(report: GradeReport) -> dict:
+    """What the grader records beside Gradescope's fields: who, what, which file, when, the seed."""
+    return {
+        "assignment": report.assignment,
+        "seed": report.seed,
+        "student": report.student,
+        "status": report.status,
+        "max_score": report.max_score,
+        "file": report.file,
+        "submitted_at": report.submitted_at,
+        "late_by": report.late_by,
+        "penalty": report.penalty,
+    }
+
+
+def _late_sentence(report: GradeReport) -> str:
+    """One sentence on lateness and its penalty, or "" when on time."""
+    if report.late_by <= 0:
+        return ""
+    text = f"Submitted {late_words(report.late_by)} after the due date"
+    if report.penalty > 0:
+        return text + f": the late policy took off {_points(report.penalty)} point(s)."
+    return text + "."
+
+
+def late_words(seconds: float) -> str:
+    """A lateness in words a person reads at a glance: "3 days 2 h", "2 h 5 min", "40 s"."""
+    seconds = max(0, round(seconds))
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days} day{'s' if days != 1 else ''}" + (f" {hours} h" if hours else "")
+    if hours:
+        return f"{hours} h" + (f" {minutes} min" if minutes else "")
+    if minutes:
+        return f"{minutes} min"
+    return f"{secs} s"
+
+
 def gradescope_results(report: GradeReport) -> dict:
     """The Gradescope autograder results schema (score, execution_time, output, tests...), with the
-    report's status in ``extra_data``. A submission that was not graded has no score at all (at
-    the top or in any test), so nothing can read one into it."""
+    report's status in ``extra_data``. A submission that was not graded, or not submitted, has no
+    score at all (at the top or in any test), so nothing can read one into it."""
+    if report.status == NOT_SUBMITTED:
+        return {
+            "execution_time": 0.0,
+            "output": f"{report.assignment}: not submitted. {_visible(report.submission)}",
+            "visibility": "visible",
+            "stdout_visibility": "hidden",
+            "tests": [],
+            "extra_data": _extra_data(report),
+        }
     if not report.graded:
         return {
             "execution_time": report.execution_time,
@@ -132,13 +182,7 @@ def gradescope_results(report: GradeReport) -> dict:
                 }
                 for number, test in enumerate(report.tests, start=1)
             ],
-            "extra_data": {
-                "assignment": report.assignment,
-                "seed": report.seed,
-                "student": report.student,
-                "status": NOT_GRADED,
-                "max_score": report.max_score,
-            },
+            "extra_data": _extra_data(report),
         }
     score = report.score or 0.0
     output = f"{report.assignment}: {_points(score)} / {_points(report.max_score)} points."
@@ -146,6 +190,11 @@ def gradescope_results(report: GradeReport) -> dict:
         problem = _visible(report.problem)
         output += f" {problem}" + ("" if problem.endswith((".", "!", "?")) else ".")  # a sentence of its own
     output += f" {_visible(report.submission)}"
+    for note in report.notes:
+        output += f" {_visible(note)}"
+    late = _late_sentence(report)
+    if late:
+        output += f" {late}"
     return {
         "score": score,
         "execution_time": report.execution_time,
@@ -164,12 +213,7 @@ def gradescope_results(report: GradeReport) -> dict:
             }
             for number, test in enumerate(report.tests, start=1)
         ],
-        "extra_data": {
-            "assignment": report.assignment,
-            "seed": report.seed,
-            "student": report.student,
-            "status": report.status,
-        },
+        "extra_data": _extra_data(report),
     }
 
 
@@ -180,6 +224,9 @@ def feedback_text(report: GradeReport) -> str:
     tests it stopped are listed without repeating it. A submission that was not graded gets one
     plain sentence and nothing else: no score, no test, nothing of the grader's failure.
     """
+    if report.status == NOT_SUBMITTED:
+        title = f"Assignment {report.assignment} - {_visible(report.student)}"
+        return "\n".join([title, "Not submitted", "", _visible(report.submission)]) + "\n"
     if not report.graded:
         return (
             "\n".join(
@@ -199,8 +246,12 @@ def feedback_text(report: GradeReport) -> str:
     lines += [
         f"Graded in {report.execution_time:.1f} s (random cases drawn from seed {report.seed}).",
         _visible(report.submission),
+        *[_visible(note) for note in report.notes],
         "",
     ]
+    late = _late_sentence(report)
+    if late:
+        lines[2:2] = [late]
     if report.isolation == "none":
         lines += [
             "Warning: graded without isolation (--isolation none): the code ran with the grader's "
@@ -432,8 +483,10 @@ def _cell(text: str) -> str:
 def write_csv(reports: list[GradeReport], path: Path) -> None:
     """A gradebook: one row per student, the total, then each test's points (replaced atomically).
 
-    The ``status`` column says "graded" or "not graded"; a row not graded has empty score, percent
-    and test cells (never 0), so a spreadsheet cannot average it in."""
+    The ``status`` column says "graded", "not graded" or "not submitted"; a row not graded or not
+    submitted has empty score, percent and test cells (never 0), so a spreadsheet cannot average it
+    in. ``file``, ``submitted_at``, ``late_by`` (seconds) and ``penalty`` (points taken off the
+    score) say what was graded and when it came in."""
     names = []
     for report in reports:
         for test in report.tests:
@@ -441,7 +494,8 @@ def write_csv(reports: list[GradeReport], path: Path) -> None:
                 names.append(test.name)
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer)
-    writer.writerow(["student", "score", "max_score", "percent", "execution_time", "seed", "problem", "status"] + names)
+    header = ["student", "score", "max_score", "percent", "execution_time", "seed", "problem", "status"]
+    writer.writerow(header + ["file", "submitted_at", "late_by", "penalty"] + names)
     for report in sorted(reports, key=lambda r: r.student):
         by_name = {t.name: t.score for t in report.tests} if report.score is not None else {}
         score, percent = "", ""
@@ -458,6 +512,10 @@ def write_csv(reports: list[GradeReport], path: Path) -> None:
                 report.seed,
                 _cell(_visible(report.problem or "")),
                 report.status,
+                _cell(_visible(report.file)),
+                report.submitted_at or "",
+                f"{report.late_by:.0f}" if report.late_by else "",
+                _points(report.penalty) if report.penalty else "",
             ]
             + [_points(by_name[n]) if n in by_name else "" for n in names]
         )
@@ -476,8 +534,12 @@ def summary_table(reports: list[GradeReport]) -> str:
     for report in sorted(reports, key=lambda r: r.student):
         failed = [t for t in report.tests if t.status != "passed"]
         note = report.problem or (f"{len(failed)} test(s) failed" if failed else "all tests passed")
-        if report.score is None:
+        if report.status == NOT_SUBMITTED:
+            note = "not submitted"
+        elif report.score is None:
             note = "NOT GRADED: a problem on the grader's side (causes below)"
+        elif report.late_by > 0:
+            note = f"late by {late_words(report.late_by)}; " + note
         rows.append(
             (
                 _visible(report.student),
@@ -494,13 +556,17 @@ def summary_table(reports: list[GradeReport]) -> str:
             lines.append("  ".join("-" * w for w in widths) + "  " + "-" * 4)
     if len(rows) > 1:
         scores = [r.score for r in reports if r.score is not None]
-        line = f"{len(reports)} submission(s)"
+        missing = sum(r.status == NOT_SUBMITTED for r in reports)
+        not_graded = sum(r.status == NOT_GRADED for r in reports)
+        line = f"{len(reports) - missing} submission(s)"
         if scores:
             line += f", mean score {sum(scores) / len(scores):.2f}"
-            if len(scores) < len(reports):
-                line += f" over the {len(scores)} graded; {len(reports) - len(scores)} not graded"
+            if not_graded:
+                line += f" over the {len(scores)} graded; {not_graded} not graded"
         else:
             line += ", none graded"
+        if missing:
+            line += f"; {missing} student(s) submitted nothing"
         lines.append(line)
     return "\n".join(lines)
 
@@ -510,7 +576,7 @@ def not_graded_causes(reports: list[GradeReport]) -> list[tuple[str, list[str]]]
     order first met: what the instructor has to fix, each said once however many it stopped."""
     causes: dict[str, list[str]] = {}
     for report in reports:
-        if not report.graded:
+        if report.status == NOT_GRADED:
             for cause in report.causes or ["the grader failed (no cause recorded; see grader-log.txt)"]:
                 causes.setdefault(cause, []).append(report.student)
     return list(causes.items())

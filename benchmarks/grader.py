@@ -298,6 +298,9 @@ def make_course(root: Path, notebook: Path, students: int, equal_students: int,
     shutil.copy(notebook, root / "source" / ASSIGNMENT / notebook.name)
     solved = json.loads(notebook.read_text())
     equal = copy.deepcopy(solved)
+    # the notebook's own hidden-tests cell (which fails under nbgrader autograde on purpose) gives way
+    # to nbgrader's own hidden tests, the baseline measured here
+    equal["cells"] = [c for c in equal["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") != "hidden-tests"]
     equal["cells"] += hidden_cells(tests)
     (root / "source" / EQUAL).mkdir(parents=True)
     (root / "source" / EQUAL / notebook.name).write_text(json.dumps(equal, indent=1))

@@ -37,7 +37,7 @@ SHARED_SERVERS = {"lab": "browser", "browser": "browser", "page": "browser", "no
 # rest follow in file order.
 LONG_GROUPS = ("browser", "tests/notebooks/test_workspace.py", "nbgrader", "tests/autograder/test_mutants.py",
                "tests/test_stands_alone.py", "redteam", "tests/autograder/test_deterministic_grades.py",
-               "tests/autograder/test_hostile.py")
+               "tests/autograder/test_hostile.py", "tests/autograder/test_nbgrader_course.py")
 
 
 # The process ids of this run's pytest-xdist workers, on the controller (empty elsewhere).

@@ -124,7 +124,8 @@ def test_autograder_check_passes_in_the_clone(clone, name):
     done = run_in_clone(clone, "-m", "autograder", "check", "--assignment", assignment)
     assert done.returncode == 0, f"autograder check {assignment} failed:\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}"
     notebook = nbformat.read(clone / "notebooks" / name, as_version=4)
-    points = sum(nbgrader_meta(c).get("points", 0) for c in notebook.cells if nbgrader_meta(c).get("grade"))
+    points = sum(nbgrader_meta(c).get("points", 0) for c in notebook.cells
+                 if nbgrader_meta(c).get("grade") and nbgrader_meta(c).get("grade_id") != "hidden-tests")
     assert f"[ok] reference scores full marks well inside the limit: {points}/{points} in" in done.stdout, done.stdout
     assert f"[ok] starter version scores 0 without crashing: 0/{points}" in done.stdout, done.stdout
     assert "[ok] release notebook and feedback contain no hidden tests or solution code" in done.stdout, done.stdout

@@ -360,7 +360,7 @@ class Sandbox:
         if self.alive:
             return
         self._cleanup_process()
-        refused = self.policy.violations(self.source)
+        refused = self.policy.violations(self.source) if self.policy.refuse_file else []
         if refused:
             raise LoadError("ImportError", refused[0], [])
         self._spawn_or_fail()

@@ -40,13 +40,16 @@ class ImportPolicy:
     ``allowed=None`` means anything not denied; otherwise only the listed top-level modules
     (and their submodules). ``direct_denied`` lists modules the submission's own import
     statements may not name, though modules it may use can import them. ``label`` names the
-    assignment in messages.
+    assignment in messages. ``refuse_file``: a disallowed import anywhere in the source refuses
+    the whole file before it loads; without it only running the import fails (ImportError), so
+    only what reaches it is lost.
     """
 
     allowed: frozenset[str] | None = None
     denied: frozenset[str] = DEFAULT_DENIED
     label: str = "this assignment"
     direct_denied: frozenset[str] = frozenset()
+    refuse_file: bool = True
 
     def is_denied(self, name: str, direct: bool = True) -> bool:
         """Whether importing ``name`` is refused; ``direct`` for the submission's own statements."""

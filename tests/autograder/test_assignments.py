@@ -8,7 +8,7 @@ import autograder.check as check_module
 from autograder.assignments import get_assignment
 from autograder.batch import grade_batch
 from autograder.check import check_assignment, reference_submission
-from autograder.submission import notebook_code
+from autograder.notebook import notebook_code
 
 
 # That `autograder check` passes on every assignment is tested once, through the command line, in

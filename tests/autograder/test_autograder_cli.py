@@ -43,18 +43,19 @@ def test_unknown_assignment_is_refused():
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory, reference_source):
-    """An nbgrader-style submitted/ folder: a notebook, a lab.py, a broken file, an empty folder."""
+    """An nbgrader submitted/ folder, submitted/<student>/hypermines/: a notebook, a lab.py, a broken
+    file, and a student who handed in only another assignment."""
     root = tmp_path_factory.mktemp("course")
     submitted = root / "submitted"
-    (submitted / "alice" / "hypermines").mkdir(parents=True)
+    for student in ("alice", "bob", "carol"):
+        (submitted / student / "hypermines").mkdir(parents=True)
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     nbformat.write(notebook, submitted / "alice" / "hypermines" / "04-nd-dig.ipynb")
-    (submitted / "bob").mkdir()
-    (submitted / "bob" / "lab.py").write_text(reference_source.replace(
+    (submitted / "bob" / "hypermines" / "lab.py").write_text(reference_source.replace(
         "    return ZERO if board == 0 else str(board)", "    return str(board)"))
-    (submitted / "carol").mkdir()
-    (submitted / "carol" / "lab.py").write_text("class HyperMinesGame(:\n")
-    (submitted / "dave").mkdir()
+    (submitted / "carol" / "hypermines" / "lab.py").write_text("class HyperMinesGame(:\n")
+    (submitted / "dave" / "make-board").mkdir(parents=True)
+    (submitted / "dave" / "make-board" / "lab.py").write_text(reference_source)
     return root
 
 
@@ -66,8 +67,8 @@ def test_grade_a_course_folder(course):
     lines = result.stdout.splitlines()
     assert any(line.startswith("alice") and "20/20" in line and "all tests passed" in line for line in lines)
     assert any(line.startswith("carol") and "0/20" in line and "SyntaxError" in line for line in lines)
-    assert any(line.startswith("dave") and "no .py or .ipynb file" in line for line in lines)
-    assert "seed 11; graded 4, kept 0" in result.stdout
+    assert any(line.startswith("dave") and "not submitted" in line for line in lines)
+    assert "seed 11; graded 3, kept 0" in result.stdout
     assert "grading hypermines" in result.stderr  # the progress bar
 
     alice = json.loads((results / "alice" / "results.json").read_text())
@@ -79,6 +80,10 @@ def test_grade_a_course_folder(course):
     assert 0 < bob["score"] < 20
     feedback = (results / "bob" / "feedback.txt").read_text()
     assert "expected ' ', got '0'" in feedback and "Graded file lab.py." in feedback
+    assert "Graded lab.py: there is no 04-nd-dig.ipynb in hypermines/." in feedback
+    assert bob["extra_data"]["file"] == "hypermines/lab.py"
+    dave = json.loads((results / "dave" / "results.json").read_text())
+    assert dave["extra_data"]["status"] == "not submitted" and "score" not in dave and dave["tests"] == []
     alice_feedback = (results / "alice" / "feedback.txt").read_text()
     assert "Graded notebook 04-nd-dig.ipynb: cells marked as solutions; code cells used: 5." in alice_feedback
     assert "carol" in (results / "carol" / "feedback.txt").read_text()
@@ -87,10 +92,11 @@ def test_grade_a_course_folder(course):
     rows = list(csv.DictReader(gradebook.open()))
     assert [r["student"] for r in rows] == ["alice", "bob", "carol", "dave"]
     assert rows[0]["score"] == "20" and rows[2]["score"] == "0"
+    assert rows[3]["status"] == "not submitted" and rows[3]["score"] == ""
 
     again = run("grade", "--assignment", "hypermines", str(course / "submitted"), "--results-dir", str(results),
                 "--no-progress")
-    assert again.returncode == 0 and "graded 0, kept 4" in again.stdout
+    assert again.returncode == 0 and "graded 0, kept 3" in again.stdout
     forced = run("grade", "--assignment", "hypermines", str(course / "submitted" / "bob"), "--results-dir",
                  str(results), "--force", "--no-progress", "-j", "1")
     assert forced.returncode == 0 and "graded 1, kept 0" in forced.stdout

@@ -1,15 +1,29 @@
-"""The batch report: message grouping on known messages, the summary of a small batch, links, the command."""
+"""The batch report: message grouping on known messages, the summary of a small batch, links, the command;
+the four groups counted apart, worst tests over the submissions that loaded, the students' table and its
+sort script, and the class page over several results folders."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from autograder.batch_report import message_pattern, read_batch, summarize, terminal_summary, write_report
+from autograder.batch_report import (
+    CATEGORIES,
+    SORT_SCRIPT,
+    message_pattern,
+    read_batch,
+    summarize,
+    terminal_summary,
+    write_report,
+)
+from autograder.grading import GradeReport
+from autograder.grading import TestOutcome as Outcome
+from autograder.report import write_student as write_results
 
 AUTOGRADER = [sys.executable, "-m", "autograder.cli"]
 
@@ -89,14 +103,15 @@ def test_summary_of_a_small_batch(batch):
     summary = summarize(read_batch(batch))
     assert [s.student for s in summary.students] == ["ada", "bo", "cy", "di", "ed", "fay zed", "gus"]
     assert summary.scores == [10.0, 7.0, 2.0, 0.0, 2.0, 0.0, 0.0] and summary.max_score == 10.0
-    # Worst first: "Dig a safe cell" passes 1 of 7, "Render" 2 of 7, "A new game" 4 of 7.
+    # Worst first, over the 4 that loaded (di, fay zed and gus did not): "Dig a safe cell" passes
+    # 1 of 4, "Render" 2 of 4, "A new game" 4 of 4.
     assert [(t.name, t.passed, t.attempts) for t in summary.tests] == [
-        ("Dig a safe cell", 1, 7), ("Render", 2, 7), ("A new game", 4, 7)]
+        ("Dig a safe cell", 1, 4), ("Render", 2, 4), ("A new game", 4, 4)]
     dig = summary.tests[0]
     assert [(g.pattern, g.count) for g in dig.failures] == [
-        ("not run: the submission did not load", 3), ("dig(<list>) returned <n>, expected <n>", 2),
-        ("time limit exceeded: this test may use <n> s of CPU time", 1)]
-    assert dig.failures[1].students == ["bo", "cy"]
+        ("dig(<list>) returned <n>, expected <n>", 2), ("time limit exceeded: this test may use <n> s of CPU time", 1)]
+    assert dig.failures[0].students == ["bo", "cy"]
+    assert summary.counts == {"graded": 4, "did not load": 3, "not graded": 0, "not submitted": 0}
     assert [s.student for s in summary.load_failures] == ["di", "fay zed", "gus"]
     assert "SyntaxError" in summary.students[3].load_failure
     assert "import of 'os' is not allowed" in summary.students[5].load_failure
@@ -105,7 +120,9 @@ def test_summary_of_a_small_batch(batch):
     assert [name for name, _ in summary.students[6].limit_hits] == ["loading"]
     text = terminal_summary(summary)
     assert "7 submission(s) of hypermines: mean score 3.00 / 10, median 2" in text
-    assert "14.3%  Dig a safe cell - 3x not run: the submission did not load" in text
+    assert "Over the 4 that loaded: mean score 5.25, median 4.5." in text
+    assert "25.0%  Dig a safe cell - 2x dig(<list>) returned <n>, expected <n>" in text
+    assert "7 student(s): 4 graded, 3 did not load" in text and "0 not submitted" in text
     assert "Hit a time limit: 2 (ed, gus)" in text and "Did not load: 3" in text
     assert "longest 12.0 s" in text
     assert "Loaded but scored nothing: 0" in text
@@ -116,7 +133,7 @@ def test_page_links_each_feedback_file_relatively(batch, tmp_path):
     assert page == batch / "report.html"
     html = page.read_text()
     assert 'href="ada/feedback.txt"' in html and 'href="fay%20zed/feedback.txt"' in html
-    assert "<script" not in html and html.count("<svg") == 3
+    assert html.count("<script") == 1 and html.count("<svg") == 3
     elsewhere, _ = write_report(batch, tmp_path / "pages" / "class.html")
     assert 'href="../results/ada/feedback.txt"' in elsewhere.read_text()
 
@@ -135,3 +152,352 @@ def test_command_line_writes_the_page_and_prints_the_summary(batch):
     assert (batch / "report.html").exists()
     out = subprocess.run(AUTOGRADER + ["report", str(batch / "nobody")], capture_output=True, text=True, timeout=300)
     assert out.returncode == 2 and "is not a folder" in out.stderr
+
+
+def test_an_older_results_folder_is_read_without_the_newer_fields(batch):
+    """Folders written before file, lateness and the not-submitted status were recorded: the file
+    is read from the grader's sentence, lateness is unknown (shown as a dash), nobody is late."""
+    students = {s.student: s for s in read_batch(batch)}
+    assert students["ada"].file == "ada.py" and students["ada"].seed == 1
+    assert students["ada"].late_by is None and students["ada"].submitted_at is None and students["ada"].penalty == 0
+    assert summarize(list(students.values())).late == []
+    page, _ = write_report(batch)
+    rows = {row["student"]: row for row in table_rows(page.read_text(), "students")}
+    assert rows["ada"]["file"] == "ada.py" and rows["ada"]["late by"] == "—" and rows["ada"]["seed"] == "1"
+
+
+# ---------------------------------------------------------------------- a class as the grader writes it
+NOT_LOADED = "not run: the submission did not load"
+UNDEFINED = "your code does not define HyperMinesGame"
+
+
+def graded(student: str, outcomes: list[str | None], *, assignment: str = "hypermines", seconds: float = 1.0,
+           problem: str | None = None, file: str = "lab.py", late_by: float = 0.0, penalty: float = 0.0,
+           submitted_at: str | None = "2025-03-03T09:00:00+00:00", seed: int = 7) -> GradeReport:
+    """A graded report: None in ``outcomes`` is a pass, a string the failure's message."""
+    tests = [Outcome(name, points, id=f"test_{number}", score=points if outcome is None else 0.0,
+                         status="passed" if outcome is None else "failed",
+                         output="passed" if outcome is None else outcome)
+             for number, ((name, points), outcome) in enumerate(zip(TESTS, outcomes), start=1)]
+    earned = sum(t.score for t in tests)
+    return GradeReport(student, assignment, max(0.0, earned - penalty), 10.0, seconds, seed, tests,
+                       submission=f"Graded file {Path(file).name}.", problem=problem, file=file,
+                       submitted_at=submitted_at, late_by=late_by, penalty=penalty)
+
+
+def not_graded(student: str, assignment: str = "hypermines") -> GradeReport:
+    tests = [Outcome(name, points, id=f"test_{n}", status="not graded", output="not graded")
+             for n, (name, points) in enumerate(TESTS, start=1)]
+    return GradeReport(student, assignment, None, 10.0, 0.4, 7, tests, status="not graded", file="lab.py",
+                       causes=["the hidden suite test_hypermines.py is missing"])
+
+
+def not_submitted(student: str, assignment: str = "hypermines") -> GradeReport:
+    return GradeReport(student, assignment, None, 10.0, 0.0, 7, submission="No file for this assignment was found.",
+                       status="not submitted")
+
+
+def write_batch(root: Path, reports: list[GradeReport]) -> Path:
+    for report in reports:
+        write_results(report, root)
+    return root
+
+
+HYPERMINES = [
+    graded("ada", [None, None, None], file="hypermines/04-nd-dig.ipynb", seed=20261123),
+    graded("bo", [None, "dig([2, 3]) returned 4, expected 7", None], seconds=2.0, late_by=7500.0, penalty=1.0,
+           submitted_at="2025-03-03T11:05:00+00:00"),
+    graded("cy", [None, "dig([0, 0]) returned 12, expected 1", "render is wrong at [1, 1]"], seconds=3.0),
+    graded("di", [NOT_LOADED] * 3, seconds=0.2,
+           problem="the submission could not be loaded: SyntaxError: invalid syntax (line 3)"),
+    graded("eve", [UNDEFINED] * 3, seconds=0.5),  # loaded, but defines nothing the tests call
+    not_graded("fay"),
+    not_submitted("gus"),
+]
+
+
+@pytest.fixture
+def hypermines(tmp_path) -> Path:
+    return write_batch(tmp_path / "class" / "hypermines", HYPERMINES)
+
+
+class Tables(HTMLParser):
+    """Every table of a page: its attributes, its header cells and its rows, each cell's text and
+    attributes; and every script element."""
+
+    def __init__(self, html: str):
+        super().__init__()
+        self.tables: dict[str, dict] = {}
+        self.scripts: list[tuple[dict, str]] = []
+        self._table: dict | None = None
+        self._cell: dict | None = None
+        self._script: dict | None = None
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "table":
+            self._table = {"attrs": attributes, "head": [], "rows": []}
+            self.tables[attributes.get("id", "")] = self._table
+        elif tag == "tr" and self._table is not None:
+            self._table["rows"].append([])
+        elif tag in ("th", "td") and self._table is not None:
+            self._cell = {"attrs": attributes, "text": "", "tag": tag}
+        elif tag == "script":
+            self._script = attributes
+            self.scripts.append((attributes, ""))
+
+    def handle_endtag(self, tag):
+        if tag in ("th", "td") and self._cell is not None and self._table is not None:
+            self._cell["text"] = " ".join(self._cell["text"].split())
+            (self._table["head"] if tag == "th" else self._table["rows"][-1]).append(self._cell)
+            self._cell = None
+        elif tag == "table":
+            self._table = None
+        elif tag == "script":
+            self._script = None
+
+    def handle_data(self, data):
+        if self._script is not None:
+            self.scripts[-1] = (self.scripts[-1][0], self.scripts[-1][1] + data)
+        elif self._cell is not None:
+            self._cell["text"] += data
+
+
+def table_rows(html: str, table_id: str, attrs: bool = False) -> list[dict]:
+    """The rows of a table as {header: cell text}, or {header: (text, attributes)} with ``attrs``."""
+    found = Tables(html).tables[table_id]
+    head = [h["text"] for h in found["head"]]
+    return [{h: ((c["text"], c["attrs"]) if attrs else c["text"]) for h, c in zip(head, row)}
+            for row in found["rows"] if row]
+
+
+def test_the_four_groups_are_counted_apart(hypermines):
+    summary = summarize(read_batch(hypermines))
+    assert summary.counts == {"graded": 3, "did not load": 2, "not graded": 1, "not submitted": 1}
+    assert list(summary.counts) == list(CATEGORIES)
+    assert [s.student for s in summary.loaded] == ["ada", "bo", "cy"]
+    assert [s.student for s in summary.load_failures] == ["di", "eve"]
+    assert [s.student for s in summary.not_graded] == ["fay"]
+    assert [s.student for s in summary.not_submitted] == ["gus"]
+    # Scores are over the graded (those that did not load at their 0), after the late penalty.
+    assert summary.scores == [10.0, 6.0, 2.0, 0.0, 0.0] and summary.loaded_scores == [10.0, 6.0, 2.0]
+    assert [s.student for s in summary.late] == ["bo"]
+    assert [s.student for s, _ in summary.loaded_but_zero] == []
+    text = terminal_summary(summary)
+    assert ("7 student(s): 3 graded, 2 did not load (graded, 0 for what did not run), 1 not graded (the grader "
+            "failed), 1 not submitted.") in text
+    assert "NOT GRADED: 1 of 7" in text and "the hidden suite test_hypermines.py is missing (fay)" in text
+    assert "5 graded submission(s) of hypermines: mean score 3.60 / 10, median 2" in text
+    assert "Over the 3 that loaded: mean score 6.00, median 6." in text
+    assert "Did not load: 2" in text and "  di: the submission could not be loaded: SyntaxError" in text
+    assert "  eve: loaded, but defines nothing the tests call: your code does not define HyperMinesGame" in text
+    assert "Late: 1 (1 point(s) taken off in all)" in text and "  bo: 2 h 5 min late, 1 point(s) off" in text
+    assert "Not submitted: 1 (gus)" in text
+
+
+def test_worst_tests_leave_out_the_submissions_that_did_not_load(hypermines):
+    """Blank and unloadable submissions fail every test for one reason that says nothing about the
+    tests: with them the first test would lead the list; without them "Dig a safe cell" does."""
+    summary = summarize(read_batch(hypermines))
+    assert [(t.name, t.passed, t.attempts) for t in summary.tests] == [
+        ("Dig a safe cell", 1, 3), ("Render", 2, 3), ("A new game", 3, 3)]
+    patterns = [g.pattern for t in summary.tests for g in t.failures]
+    assert patterns == ["dig(<list>) returned <n>, expected <n>", "render is wrong at <list>"]
+    assert not any(s in g.students for t in summary.tests for g in t.failures for s in ("di", "eve", "fay", "gus"))
+    text = terminal_summary(summary)
+    assert "Worst tests over the 3 submission(s) that loaded" in text
+    assert "33.3%  Dig a safe cell - 2x dig(<list>) returned <n>, expected <n>" in text
+    assert "does not define" not in text.split("Worst tests")[1].split("Time per")[0]
+    html = write_report(hypermines)[0].read_text()
+    assert "Over the 3 submissions that loaded" in html and "Share of the 3 submissions that loaded" in html
+    tests = table_rows(html, "tests")
+    assert [(row["test"], row["passed (of those that loaded)"]) for row in tests] == [
+        ("Dig a safe cell", "1 / 3"), ("Render", "2 / 3"), ("A new game", "3 / 3")]
+    assert "not run" not in Tables(html).tables["tests"]["rows"].__repr__()
+
+
+def test_the_page_counts_the_groups_apart_and_says_what_each_figure_is_over(hypermines):
+    html = write_report(hypermines)[0].read_text()
+    counts = {row["group"]: row for row in table_rows(html, "counts")}
+    assert {group: row["students"] for group, row in counts.items()} == {
+        "graded": "3", "did not load": "2", "not graded": "1", "not submitted": "1"}
+    assert counts["not submitted"]["who"] == "gus" and counts["did not load"]["who"] == "di, eve"
+    assert counts["not graded"]["counted in"] == "none" and counts["not submitted"]["counted in"] == "none"
+    assert ("Over the 5 graded submissions (those that did not load at the score they got): mean score 3.60 "
+            "of 10") in html
+    assert "over the 3 that loaded: mean 6.00, median 6" in html
+    assert "How many of the 5 graded submissions earned each score" in html
+    assert '<p id="times-over">Over the 5 graded submissions' in html
+    assert 'Not graded: 1</h2>' in html and "the hidden suite test_hypermines.py is missing" in html
+    assert [row["student"] for row in table_rows(html, "load-failures")] == ["di", "eve"]
+    assert html.count("<svg") == 3
+
+
+def test_the_students_table_has_file_seed_and_lateness(hypermines):
+    html = write_report(hypermines)[0].read_text()
+    rows = {row["student"]: row for row in table_rows(html, "students")}
+    head = [h["text"] for h in Tables(html).tables["students"]["head"]]
+    assert head == ["student", "status", "file", "score", "%", "tests passed", "late by", "penalty", "time", "seed",
+                    "note", "feedback"]
+    assert list(rows) == ["ada", "bo", "cy", "di", "eve", "fay", "gus"]
+    assert {name: row["status"] for name, row in rows.items()} == {
+        "ada": "graded", "bo": "graded", "cy": "graded", "di": "did not load", "eve": "did not load",
+        "fay": "not graded", "gus": "not submitted"}
+    assert (rows["ada"]["file"], rows["ada"]["seed"], rows["ada"]["late by"]) == (
+        "hypermines/04-nd-dig.ipynb", "20261123", "on time")
+    assert (rows["bo"]["score"], rows["bo"]["late by"], rows["bo"]["penalty"]) == ("6 / 10", "2 h 5 min", "1")
+    assert (rows["cy"]["file"], rows["cy"]["penalty"], rows["cy"]["tests passed"]) == ("lab.py", "0", "1 / 3")
+    assert rows["di"]["score"] == "0 / 10" and rows["di"]["note"] == "did not load"
+    assert rows["eve"]["note"] == "defined nothing the tests call"
+    assert rows["fay"]["score"] == "—" and rows["fay"]["note"].startswith("a problem on the grader's side")
+    gus = rows["gus"]
+    assert (gus["score"], gus["late by"], gus["time"], gus["file"]) == ("—", "—", "—", "—")
+    assert gus["note"] == "No file for this assignment was found." and gus["feedback"] == "feedback.txt"
+    # Numeric columns sort by a number each cell carries; a cell without one (—) sorts last.
+    cells = {row["student"][0]: row for row in table_rows(html, "students", attrs=True)}
+    assert cells["ada"]["seed"][1]["data-value"] == "20261123"
+    assert cells["bo"]["late by"][1]["data-value"] == "7500.0" and "2025-03-03T11:05:00" in cells["bo"]["late by"][1][
+        "title"]
+    assert cells["bo"]["score"][1]["data-value"] == "6.0" and cells["gus"]["score"][1]["data-value"] == ""
+    assert 'href="bo/feedback.txt"' in html and 'href="gus/feedback.txt"' in html
+
+
+def test_the_students_table_sorts_by_an_inline_script(hypermines):
+    html = write_report(hypermines)[0].read_text()
+    page = Tables(html)
+    # One script, inline, asking for nothing: no source attribute, no address, no loading of any kind.
+    assert len(page.scripts) == 1
+    attributes, code = page.scripts[0]
+    assert attributes == {} and code == SORT_SCRIPT
+    for word in ("://", "src", "fetch", "XMLHttpRequest", "import", "http", "location", "cookie", "innerHTML"):
+        assert word not in code, word
+    assert "<link" not in html and 'src="' not in html.replace('src="data:', "")
+    assert "http" not in html.replace("http://www.w3.org", "")
+    # The script sorts every table.sortable by the clicked header: numbers by data-value.
+    assert 'querySelectorAll("table.sortable")' in code and 'addEventListener("click"' in code
+    assert 'getAttribute("data-sort") === "number"' in code and 'getAttribute("data-value")' in code
+    students = page.tables["students"]
+    assert students["attrs"]["class"] == "sortable"
+    kinds = {h["text"]: h["attrs"]["data-sort"] for h in students["head"]}
+    assert {name for name, kind in kinds.items() if kind == "number"} == {
+        "score", "%", "tests passed", "late by", "penalty", "time", "seed"}
+    assert set(kinds.values()) == {"number", "text"}
+    numeric = [i for i, h in enumerate(students["head"]) if h["attrs"]["data-sort"] == "number"]
+    for row in students["rows"][1:]:
+        for i in numeric:
+            value = row[i]["attrs"]["data-value"]
+            assert value == "" or float(value) == float(value), (row[0]["text"], i, value)
+    # Without the script the table is whole and in the students' order.
+    assert [r[0]["text"] for r in students["rows"][1:]] == ["ada", "bo", "cy", "di", "eve", "fay", "gus"]
+
+
+def test_student_made_text_stays_escaped_in_every_new_cell(tmp_path):
+    hostile = "<img src=x onerror=alert(1)>"
+    report = graded(hostile, [None, None, None], file='<script>alert("f")</script>.py')
+    root = write_batch(tmp_path / "results", [report, not_submitted("</td><script>x()</script>")])
+    html = write_report(root)[0].read_text()
+    assert hostile not in html and "<script>alert" not in html and "<script>x()" not in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+    assert "&lt;script&gt;alert(&quot;f&quot;)&lt;/script&gt;.py" in html
+    assert html.count("<script") == 1
+    names = [row["student"] for row in table_rows(html, "students")]
+    assert sorted(names) == sorted([hostile, "</td><script>x()</script>"])
+
+
+def test_nobody_graded_still_lists_who_did_not_submit(tmp_path):
+    root = write_batch(tmp_path / "results", [not_submitted("ada"), not_graded("bo")])
+    page, summary = write_report(root)
+    text = terminal_summary(summary)
+    assert "No submission of hypermines was graded." in text and "Not submitted: 1 (ada)" in text
+    html = page.read_text()
+    assert "No submission was graded." in html
+    assert {r["student"]: r["status"] for r in table_rows(html, "students")} == {
+        "ada": "not submitted", "bo": "not graded"}
+
+
+FLOOD_FILL = [
+    graded("ada", [None, "fill is wrong", "render is wrong"], assignment="flood-fill"),  # 2 / 10
+    graded("bo", [NOT_LOADED] * 3, assignment="flood-fill", problem="the submission could not be loaded: x"),
+    not_submitted("cy", "flood-fill"),
+    # di: no result at all in this folder
+    graded("eve", [None, None, None], assignment="flood-fill", late_by=90000.0, penalty=2.0),  # 8 / 10
+    graded("fay", [None, None, None], assignment="flood-fill"),
+    graded("gus", [None, None, "render is wrong"], assignment="flood-fill"),  # 5 / 10
+]
+
+
+def test_several_results_folders_make_one_class_page(hypermines):
+    from autograder.batch_report import CLASS_PAGE, write_class_report
+
+    flood = write_batch(hypermines.parent / "flood-fill", FLOOD_FILL)
+    page, batches = write_class_report([hypermines, flood])
+    assert page == hypermines.parent / CLASS_PAGE and [b.name for b in batches] == ["hypermines", "flood-fill"]
+    assert (hypermines / "report.html").is_file() and (flood / "report.html").is_file()
+    html = page.read_text()
+    assert html.count("<script") == 1 and Tables(html).scripts[0][1] == SORT_SCRIPT
+    table = Tables(html).tables["class"]
+    assert table["attrs"]["class"] == "sortable"
+    assert [(h["text"], h["attrs"]["data-sort"]) for h in table["head"]] == [
+        ("student", "text"), ("hypermines", "number"), ("flood-fill", "number"), ("total", "number"),
+        ("%", "number"), ("notes", "text")]
+    rows = {row["student"]: row for row in table_rows(html, "class")}
+    assert list(rows) == ["ada", "bo", "cy", "di", "eve", "fay", "gus"]
+    cells = {name: (r["hypermines"], r["flood-fill"], r["total"], r["notes"]) for name, r in rows.items()}
+    assert cells == {
+        "ada": ("10 / 10", "2 / 10", "12 / 20", ""),
+        "bo": ("6 / 10 late", "did not load (0 / 10)", "6 / 20", ""),
+        "cy": ("2 / 10", "not submitted", "2 / 20", "not submitted: flood-fill"),
+        "di": ("did not load (0 / 10)", "no result", "0 / 20", "no result: flood-fill"),
+        "eve": ("did not load (0 / 10)", "8 / 10 late", "8 / 20", ""),
+        "fay": ("not graded", "10 / 10", "10 / 20 (incomplete)", "not graded: hypermines"),
+        "gus": ("not submitted", "5 / 10", "5 / 20", "not submitted: hypermines"),
+    }
+    assert rows["ada"]["%"] == "60%"
+    values = {r["student"][0]: r for r in table_rows(html, "class", attrs=True)}
+    assert values["ada"]["total"][1]["data-value"] == "12.0"
+    assert values["cy"]["flood-fill"][1]["data-value"] == "" and values["di"]["hypermines"][1]["data-value"] == "0.0"
+    assert values["eve"]["flood-fill"][1]["title"] == "late by 1 day 1 h; 2 point(s) off"
+    # Each score links to the student's feedback, each assignment to its own page, relatively.
+    assert 'href="hypermines/ada/feedback.txt"' in html and 'href="flood-fill/eve/feedback.txt"' in html
+    summaries = {r["assignment"]: r for r in table_rows(html, "assignments")}
+    assert {name: (r["graded"], r["did not load"], r["not graded"], r["not submitted"], r["page"])
+            for name, r in summaries.items()} == {
+        "hypermines": ("3", "2", "1", "1", "report.html"), "flood-fill": ("4", "1", "0", "1", "report.html")}
+    assert summaries["hypermines"]["worst test (pass rate over those that loaded)"] == "Dig a safe cell (33% of 3)"
+    assert 'href="hypermines/report.html"' in html and 'href="flood-fill/report.html"' in html
+
+
+def test_the_command_with_several_folders_writes_the_class_page(hypermines, tmp_path):
+    flood = write_batch(hypermines.parent / "flood-fill", FLOOD_FILL)
+    out = subprocess.run(AUTOGRADER + ["report", str(hypermines), str(flood)], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    page = hypermines.parent / "class-report.html"
+    assert page.is_file() and f"Class report: {page}" in out.stdout
+    assert "hypermines (" in out.stdout and "  Report: " + str(hypermines / "report.html") in out.stdout
+    assert "7 student(s) across 2 assignment(s)." in out.stdout
+    elsewhere = tmp_path / "pages" / "class.html"
+    out = subprocess.run(AUTOGRADER + ["report", str(hypermines), str(flood), "-o", str(elsewhere)],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert 'href="../class/hypermines/ada/feedback.txt"' in elsewhere.read_text()
+    out = subprocess.run(AUTOGRADER + ["report", str(hypermines), str(hypermines)], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 2 and "given twice" in out.stderr
+    out = subprocess.run(AUTOGRADER + ["report", "--help"], capture_output=True, text=True, timeout=300)
+    assert "class-report.html" in " ".join(out.stdout.split())
+
+
+def test_results_json_alone_is_enough(hypermines):
+    """Without the grader's record (.report.json), extra_data carries the status, file, seed and
+    lateness; the groups and the table are the same."""
+    for record in hypermines.glob("*/.report.json"):
+        record.unlink()
+    students = {s.student: s for s in read_batch(hypermines)}
+    assert (students["bo"].file, students["bo"].late_by, students["bo"].penalty, students["bo"].seed) == (
+        "lab.py", 7500.0, 1.0, 7)
+    assert students["bo"].submitted_at == "2025-03-03T11:05:00+00:00"
+    assert students["ada"].file == "hypermines/04-nd-dig.ipynb"
+    assert summarize(list(students.values())).counts == {
+        "graded": 3, "did not load": 2, "not graded": 1, "not submitted": 1}

@@ -16,6 +16,7 @@ import nbformat
 import pytest
 import setuptools
 
+from autograder.course import load_course
 from autograder.gradescope import export
 
 REPO = Path(__file__).resolve().parents[2]
@@ -154,3 +155,25 @@ def test_on_gradescope_a_syntax_error_names_its_line(tmp_path, archive, name, te
         results["output"])
     assert "cells used: none" not in results["output"]
     assert all(where in test["output"] for test in results["tests"]), results["tests"]
+
+
+def test_the_course_settings_reach_gradescope_visibility_and_points(tmp_path, reference_source):
+    """An export made under course settings grades on Gradescope with them: every test has the
+    course's visibility and the score its scale; an upload with no code gets 0 and says why."""
+    course_file = tmp_path / "course.toml"
+    course_file.write_text('[assignments.hypermines]\npoints = 10\nvisibility = "after_published"\n')
+    archive = export("hypermines", tmp_path / "autograder.zip", course=load_course(course_file))
+    assert json.loads(zipfile.ZipFile(archive).read("course.json")) == {"points": 10, "visibility": "after_published"}
+    root = gradescope_layout(tmp_path, archive, reference_source)
+    result = run_script(root, "run_autograder")
+    assert result.returncode == 0, result.stdout + result.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 10 and sum(t["max_score"] for t in results["tests"]) == 10
+    assert {t["visibility"] for t in results["tests"]} == {"after_published"}
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    root = gradescope_layout(empty, archive, b"notes", name="README.txt")
+    result = run_script(root, "run_autograder")
+    assert result.returncode == 0, result.stdout + result.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 0 and "nothing was submitted" in results["output"]

@@ -20,7 +20,14 @@ import nbformat
 import pytest
 
 from autograder.batch import grade_batch
-from autograder.submission import MAX_FILE_BYTES, Submission, discover, notebook_code, read_submission
+from autograder.notebook import notebook_code
+from autograder.students import discover
+from autograder.submission import MAX_FILE_BYTES, Submission, read_submission
+
+
+def pairs(found):
+    """(student, file) for each student discover found."""
+    return [(entry.student, entry.file) for entry in found]
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -137,9 +144,9 @@ def test_a_link_given_as_an_argument_is_read_but_not_one_inside_a_folder(tmp_pat
     (tmp_path / "ada.py").symlink_to(real)
     (tmp_path / "submitted" / "bo").mkdir(parents=True)
     (tmp_path / "submitted" / "bo" / "lab.py").symlink_to(real)
-    assert discover([tmp_path / "ada.py"]) == [("ada", real)]
+    assert pairs(discover([tmp_path / "ada.py"])) == [("ada", real)]
     assert read_submission("ada", real).source == GOOD_CELL
-    ((student, path),) = discover([tmp_path / "submitted"])
+    ((student, path),) = pairs(discover([tmp_path / "submitted"]))
     assert (student, path) == ("bo", tmp_path / "submitted" / "bo" / "lab.py")
     assert read_submission(student, path).problem == "lab.py is a symbolic link; hand in the file itself"
 
@@ -184,7 +191,7 @@ def test_discover_finds_every_crafted_student(tmp_path):
         (root / name / f"lab{suffix}").write_bytes(data)
     (root / "weird\nname").mkdir()
     (root / "weird\nname" / "lab.py").write_text(GOOD_CELL)
-    found = dict(discover([root]))
+    found = dict(pairs(discover([root])))
     assert set(found) == set(CRAFTED) | {"weird_name"}
     for name, path in found.items():
         submission = read_submission(name, path)
@@ -312,7 +319,7 @@ def test_ids_that_differ_only_in_case_are_refused(tmp_path):
 
 def test_the_same_file_given_twice_is_one_student(tmp_path):
     (tmp_path / "ada.py").write_text(GOOD_CELL)
-    assert discover([tmp_path / "ada.py", tmp_path / "ada.py", tmp_path]) == [("ada", tmp_path / "ada.py")]
+    assert pairs(discover([tmp_path / "ada.py", tmp_path / "ada.py", tmp_path])) == [("ada", tmp_path / "ada.py")]
 
 
 def test_the_command_shows_a_collision_before_grading(tmp_path):

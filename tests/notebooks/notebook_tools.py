@@ -32,8 +32,19 @@ class CellError:
     source: str
 
 
+#: The grade id of each graded step's last cell: nbgrader's "autograder tests" cell that stands for
+#: the hidden tests (autograder/gradebook.py records the grader's score there).
+HIDDEN_TESTS = "hidden-tests"
+
+
 def nbgrader_meta(cell) -> dict:
     return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def is_visible_test(cell) -> bool:
+    """A graded cell of the notebook's visible tests (every graded cell but the hidden-tests one)."""
+    meta = nbgrader_meta(cell)
+    return bool(meta.get("grade")) and meta.get("grade_id") != HIDDEN_TESTS
 
 
 def execute(path: Path, timeout: int = 300) -> tuple[nbformat.NotebookNode, list[CellError]]:
@@ -91,6 +102,6 @@ def visible_tests_after(nb, exercise: str) -> list[str]:
             seen = True
         elif seen and meta.get("solution"):
             break
-        elif seen and meta.get("grade"):
+        elif seen and is_visible_test(cell):
             ids.append(meta["grade_id"])
     return ids

@@ -1,8 +1,10 @@
-"""nbgrader's own `autograde` on submitted copies of the source notebooks: full marks for the
-reference solutions, fewer points whenever one exercise is left unwritten, and the same total
-as the kit's `autograder grade` on the same files (a student's self-check and the official
-grade never disagree). `autograder check` on every notebook runs in tests/test_stands_alone.py, in
-a clone of the repository with nothing beside it.
+"""nbgrader's own `autograde` on submitted copies of the source notebooks: full marks on the
+visible tests for the reference solutions, fewer points whenever one exercise is left unwritten,
+and the same total as the kit's `autograder grade` on the same files (a student's self-check and
+the official grade never disagree). The hidden-tests cell counts in nbgrader's maximum, but its
+points come from the kit (autograder/gradebook.py, tests/autograder/test_nbgrader_course.py).
+`autograder check` on every notebook runs in tests/test_stands_alone.py, in a clone of the
+repository with nothing beside it.
 
 The submissions and their autograding are the ``autograded`` fixture (conftest.py).
 """
@@ -13,23 +15,33 @@ import sys
 import nbformat
 import pytest
 from nbgrader.api import Gradebook
-from notebook_tools import COMPLETE, GRADED, NOTEBOOKS, REPO, exercises, nbgrader_meta, visible_tests_after
+from notebook_tools import (COMPLETE, GRADED, HIDDEN_TESTS, NOTEBOOKS, REPO, exercises, is_visible_test,
+                            nbgrader_meta, visible_tests_after)
 
 
 def nbgrader_scores(course, assignment, students):
+    """Each student's nbgrader score and maximum on the visible tests (the hidden-tests cell left out)."""
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        return {s: (gradebook.find_submission(assignment, s).score,
-                    gradebook.find_submission(assignment, s).max_score) for s in students}
+        scores = {}
+        for student in students:
+            grades = [g for nb in gradebook.find_submission(assignment, student).notebooks for g in nb.grades
+                      if g.name != HIDDEN_TESTS]
+            scores[student] = (sum(g.score for g in grades), sum(g.max_score for g in grades))
+        return scores
 
 
 @pytest.mark.parametrize("name", sorted(GRADED))
 def test_nbgrader_gives_full_marks_to_the_reference(course, autograded, name):
+    """Full marks on the visible tests; the hidden-tests cell counts in the maximum."""
     assignment = GRADED[name]
     nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-    points = sum(nbgrader_meta(c).get("points", 0) for c in nb.cells if nbgrader_meta(c).get("grade"))
+    points = sum(nbgrader_meta(c).get("points", 0) for c in nb.cells if is_visible_test(c))
+    hidden = next(nbgrader_meta(c)["points"] for c in nb.cells if nbgrader_meta(c).get("grade_id") == HIDDEN_TESTS)
     score, max_score = nbgrader_scores(course, assignment, [COMPLETE])[COMPLETE]
-    assert max_score == points
-    assert score == points
+    assert (score, max_score) == (points, points)
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        submission = gradebook.find_submission(assignment, COMPLETE)
+        assert submission.max_score == points + hidden
 
 
 @pytest.mark.parametrize("name", sorted(GRADED))
@@ -48,7 +60,8 @@ def test_nbgrader_takes_points_for_an_unwritten_exercise(course, autograded, nam
 
 @pytest.mark.parametrize("name", sorted(GRADED))
 def test_autograder_and_nbgrader_agree(course, autograded, name, tmp_path):
-    """`autograder grade` on the nbgrader submitted/ folder gives every student nbgrader's total."""
+    """`autograder grade` on the nbgrader submitted/ folder gives every student nbgrader's total on
+    the visible tests."""
     assignment = GRADED[name]
     students = autograded[assignment]
     results = tmp_path / "results"

@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from notebook_tools import ASSIGNMENTS, NOTEBOOKS, REPO, describe, execute, nbgrader_meta
+from notebook_tools import ASSIGNMENTS, NOTEBOOKS, REPO, describe, execute, is_visible_test, nbgrader_meta
 
 SOLUTION_REGION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
 
@@ -37,7 +37,7 @@ def test_release_fails_only_where_the_student_writes_code(course, name):
         assert not nbgrader_meta(cell).get("solution"), f"{name}: defining the exercise failed\n{describe([error])}"
         assert any(re.search(rf"\b{n}\b", cell.source) for n in names), (
             f"{name}: cell {error.index} raised NotImplementedError without calling an exercise\n{describe([error])}")
-    graded = [i for i, c in enumerate(released.cells) if nbgrader_meta(c).get("grade")]
+    graded = [i for i, c in enumerate(released.cells) if is_visible_test(c)]
     failed = {e.index for e in errors}
     # Every visible test must fail on the blank student version: a test that passes there tests nothing.
     assert set(graded) <= failed, f"{name}: visible tests passing on unwritten code: {sorted(set(graded) - failed)}"
@@ -97,8 +97,7 @@ def test_release_command_writes_every_step(tmp_path):
 
 def test_release_command_rejects_an_unknown_step(tmp_path):
     done = subprocess.run([sys.executable, "-m", "minesweeper_kit.release", "--output", str(tmp_path),
-                           "--only", "nope"],
-                           cwd=REPO, capture_output=True, text=True)
+                           "--only", "nope"], cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 1 and "unknown assignment(s) nope" in done.stderr
 
 

@@ -21,7 +21,7 @@ from minesweeper_kit import game as engine
 from minesweeper_kit.arena import SUBTASKS, SWEEPMINE_CHARGES, Rules, wilson_interval
 from minesweeper_kit.formats import project10
 from minesweeper_kit.presets import PRESETS
-from notebook_tools import GRADED, NOTEBOOKS, REPO, nbgrader_meta
+from notebook_tools import GRADED, HIDDEN_TESTS, NOTEBOOKS, REPO, is_visible_test, nbgrader_meta
 
 SUITES = REPO / "autograder" / "instructor" / "suites"
 TABLE_HEADER = "| hidden test (as the feedback names it) | points | visible test |"
@@ -85,8 +85,7 @@ def table(nb) -> list[dict]:
 
 
 def visible_tests(nb) -> dict[str, float]:
-    return {nbgrader_meta(c)["grade_id"]: float(nbgrader_meta(c)["points"])
-            for c in nb.cells if nbgrader_meta(c).get("grade")}
+    return {nbgrader_meta(c)["grade_id"]: float(nbgrader_meta(c)["points"]) for c in nb.cells if is_visible_test(c)}
 
 
 def seconds_limit(assignment: str, test: HiddenTest) -> float:
@@ -123,11 +122,25 @@ def test_visible_test_headers_state_their_points(name):
     """Each visible test cell opens with `# Visible test "<id>" (<points> points).`"""
     for c in notebook(name).cells:
         meta = nbgrader_meta(c)
-        if meta.get("grade"):
+        if is_visible_test(c):
             points = meta["points"]
             word = "point" if points == 1 else "points"
             first = c.source.splitlines()[0]
             assert first == f'# Visible test "{meta["grade_id"]}" ({points:g} {word}).', first
+
+
+@pytest.mark.parametrize("name", sorted(GRADED))
+def test_the_hidden_tests_cell_is_worth_the_suite(name):
+    """The last cell, nbgrader's "autograder tests" cell for the hidden tests, is worth the suite's
+    points and says so first, as the visible tests do."""
+    last = notebook(name).cells[-1]
+    meta = nbgrader_meta(last)
+    assert meta.get("grade_id") == HIDDEN_TESTS and last.get("id") == HIDDEN_TESTS, "the last cell is not the hidden tests"
+    assert meta["grade"] and meta["locked"] and not meta["solution"] and last.cell_type == "code"
+    total = sum(t.points for t in hidden_tests(GRADED[name]).values())
+    assert meta["points"] == total, f"{name}: the hidden-tests cell is worth {meta['points']}, the suite {total}"
+    word = "point" if total == 1 else "points"
+    assert last.source.splitlines()[0].startswith(f"# Hidden tests ({total:g} {word})."), last.source
 
 
 def test_notebooks_readme_points_match_the_suites():

@@ -21,7 +21,7 @@ import nbformat
 import pytest
 
 from minesweeper_kit.workspace import build_workspace
-from notebook_tools import ASSIGNMENTS, GRADED, NOTEBOOKS, REPO, nbgrader_meta
+from notebook_tools import ASSIGNMENTS, GRADED, NOTEBOOKS, REPO, is_visible_test, nbgrader_meta
 
 SOLUTION_REGION = re.compile(r"^[ \t]*### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION[ \t]*\n?", re.S | re.M)
 STEPS = sorted(ASSIGNMENTS)
@@ -275,7 +275,7 @@ def test_validate_fails_the_student_version_with_the_visible_tests(validated_uns
     folder, printed = validated_unsolved
     out = printed[name]
     assert "VALIDATION FAILED" in out, out[-3000:]
-    graded = sum(1 for c in nbformat.read(folder / name, as_version=4).cells if nbgrader_meta(c).get("grade"))
+    graded = sum(1 for c in nbformat.read(folder / name, as_version=4).cells if is_visible_test(c))
     failed = int(re.search(r"VALIDATION FAILED ON (\d+) CELL", out).group(1))
     assert failed == graded, f"{name}: {failed} cells failed, the notebook has {graded} visible tests"
     assert "NotImplementedError" in out

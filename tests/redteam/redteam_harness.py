@@ -30,7 +30,7 @@ from pathlib import Path
 
 from autograder.assignments import get_assignment, instructor_dir, notebooks_dir, originals_dir
 from autograder.grading import GradeReport
-from autograder.submission import folder_name
+from autograder.students import folder_name
 
 import redteam_cases as cases
 from unprivileged import unprivileged_prefix
