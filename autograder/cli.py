@@ -198,13 +198,20 @@ def _add_check(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _add_doctor(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """``autograder doctor``: what isolation this machine gives; no options."""
-    commands.add_parser(
+    """``autograder doctor``: what isolation this machine gives; with ``--dask``, every worker too."""
+    doctor = commands.add_parser(
         "doctor",
         help="what isolation this machine gives untrusted code, and why",
         description="Probe this machine: is bubblewrap installed, does a sandbox really start, as root "
         "or in a user namespace, and which protections hold. Exit status 0 when untrusted "
         "code can be graded here, 1 when not (the message says how to fix it).",
+    )
+    doctor.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="also check every worker of this dask.distributed scheduler: a sandbox starts there, one "
+        "thread per worker, the same kit version and code, the same hidden suites and original data as "
+        "here; one line per worker, exit status 1 if any cannot grade, 2 if the scheduler does not answer",
     )
 
 
@@ -437,7 +444,17 @@ def _doctor(args: argparse.Namespace) -> int:
 
     found = status()
     print(found.describe())
-    return 0 if found.available else 1
+    if not args.dask:
+        return 0 if found.available else 1
+    from .scaleout import ClusterUnreachable, check_cluster
+
+    try:
+        cluster = check_cluster(args.dask)
+    except ClusterUnreachable as error:
+        print(f"autograder: error: {error}", file=sys.stderr)
+        return 2
+    print(cluster.describe())
+    return 0 if found.available and cluster.ok else 1
 
 
 def _export(args: argparse.Namespace) -> int:

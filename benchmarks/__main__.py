@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("engine", "grader", "sandbox", "widget", "solver", "tournament")
+BENCHMARKS = ("engine", "grader", "sandbox", "widget", "solver", "tournament", "scaleout")
 
 
 def main(argv: list[str]) -> int:
