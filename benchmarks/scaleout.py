@@ -224,9 +224,9 @@ def render(raw: dict[str, Any]) -> str:
         "(not counted below); the pool of `-j 2` is started by every batch, and its start is counted. "
         f"{cpu_note}",
         "",
-        f"The machine was shared with other work: load average (1 min) at the start of each batch from "
-        f"{min(loads):.1f} to {max(loads):.1f} (median {med(loads):.1f}) on {raw['cores']} cores, so wall times "
-        f"vary from run to run; each run's pair is below. Whole run: {raw['elapsed'] / 60:.0f} min.",
+        f"Load average (1 min) at the start of each batch: from {min(loads):.1f} to {max(loads):.1f} (median "
+        f"{med(loads):.1f}) on {raw['cores']} cores; it counts the batch before, since the runs follow each other. "
+        f"Wall times vary from run to run; each run's pair is below. Whole run: {raw['elapsed'] / 60:.0f} min.",
         "",
         "| mode | wall time, whole class | range | wall per submission | CPU time | CPU per submission | "
         "one job where it ran, median |",
