@@ -200,10 +200,11 @@ class Assignment:
         return Limits(memory_mb=memory_mb or self.memory_mb, cpu_seconds=int(self.time_limit) + 20)
 
     def layout(self) -> Layout:
-        """What to look for in a student's folder: this assignment's folder and files, and the
-        other assignments' files, which are never graded for this one."""
+        """What to look for in a student's folder: this assignment's folder and files, and the other
+        steps' notebooks, which are never graded for this one. A generic name another assignment also
+        prefers (``lab.py``, ``minesweeper.py``) stays gradable: students of any step use them."""
         mine = self.preferred_files()
-        others = {name for a in ASSIGNMENTS.values() if a.id != self.id for name in a.preferred_files()}
+        others = {n for a in ASSIGNMENTS.values() if a.id != self.id for n in (a.handed_in, f"{a.notebook}.ipynb")}
         others -= set(mine)
         return Layout(folder=self.folder, handed_in=self.handed_in, preferred=mine, others=frozenset(others))
 

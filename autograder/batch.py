@@ -44,7 +44,17 @@ from .grading import (
     not_submitted_report,
     suite_problem,
 )
-from .report import grader_key, read_student, write_csv, write_student
+from .report import (
+    BATCH_RECORD,
+    grader_key,
+    make_results_dir,
+    read_student,
+    results_modes,
+    set_modes,
+    write_csv,
+    write_results_file,
+    write_student,
+)
 from .students import Found, discover, parse_timestamp
 from .submission import Submission, read_submission
 
@@ -60,11 +70,6 @@ class BatchResult:
     graded: list[str]
     skipped: list[str]
     seed: int
-
-
-#: The batch's own record in its results folder: the seed and course settings each assignment was
-#: graded with. A dot name: no student's results folder can have it (see students.folder_name).
-BATCH_RECORD = ".batch.json"
 
 
 class BatchInterrupted(KeyboardInterrupt):
@@ -310,6 +315,7 @@ def grade_batch(
     settings: dict | None = None,
     isolation: str = "bwrap",
     course: Course | None = None,
+    group_readable: bool = False,
 ) -> BatchResult:
     """Grade every submission under ``paths`` and write results, feedback and the gradebook.
 
@@ -321,16 +327,21 @@ def grade_batch(
     isolate untrusted code: every submission to grade is then "not graded", with the reason as
     its cause, as when the hidden suite is missing; ``"none"`` grades anyway (trusted code only).
     Ctrl+C or SIGTERM raises :class:`BatchInterrupted` once the finished results and the CSV of
-    them are written."""
+    them are written. What is written is its owner's only (folders 0700, files 0600, the results
+    folder too when made here); ``group_readable`` makes it 0750 and 0640, results kept from an
+    earlier run included."""
     course_settings = (course or Course(None, {})).settings(assignment_id)
     assignment = apply_settings(get_assignment(assignment_id), course_settings)
     results_dir = Path(results_dir)
-    results_dir.mkdir(parents=True, exist_ok=True)
+    make_results_dir(results_dir, group_readable=group_readable)
+    set_modes(results_dir, group_readable=group_readable)
     paths = [Path(p) for p in paths]
     found = discover(paths, assignment.layout())  # ValueError before anything is graded
     grader_key(results_dir)  # an unusable key stops the batch now, not after grading
-    seed = _batch_seed(results_dir, assignment, seed, course_settings, force)
-    reports, skipped, todo = _kept_and_todo(assignment, found, results_dir, seed, force=force, isolation=isolation)
+    seed = _batch_seed(results_dir, assignment, seed, course_settings, force, results_modes(group_readable)[1])
+    reports, skipped, todo = _kept_and_todo(
+        assignment, found, results_dir, seed, force=force, isolation=isolation, group_readable=group_readable
+    )
     origin = {entry.student: entry for entry in found}
     hidden = [str(results_dir.resolve())] + [str(p.resolve()) for p in paths] + list(hide or [])
     job_list = _jobs(
@@ -349,22 +360,34 @@ def grade_batch(
                 report = not_graded_report(
                     assignment.id, submission, seed, [cause], tests=copy.deepcopy(tests), isolation=isolation
                 )
-                _write(job, finish(report), results_dir, reports)
+                _write(job, finish(report), results_dir, reports, group_readable)
         else:
-            _grade_jobs(job_list, assignment.id, results_dir, reports, workers, dask_address, progress, finish)
+            _grade_jobs(
+                job_list,
+                assignment.id,
+                results_dir,
+                reports,
+                workers,
+                dask_address,
+                progress,
+                finish,
+                group_readable=group_readable,
+            )
     except KeyboardInterrupt as stop:
         ordered = [reports[e.student] for e in found if e.student in reports]
         if csv_path is not None:
-            write_csv(ordered, Path(csv_path))
+            write_csv(ordered, Path(csv_path), group_readable=group_readable)
         graded_now = sum(j["submission"]["student"] in reports for j in job_list)
         raise BatchInterrupted(stop, graded_now, len(job_list), seed) from None
     ordered = [reports[e.student] for e in found if e.student in reports]
     if csv_path is not None:
-        write_csv(ordered, Path(csv_path))
+        write_csv(ordered, Path(csv_path), group_readable=group_readable)
     return BatchResult(ordered, [j["submission"]["student"] for j in job_list], skipped, seed)
 
 
-def _batch_seed(results_dir: Path, assignment: Assignment, seed: int | None, course_settings: dict, force: bool) -> int:
+def _batch_seed(
+    results_dir: Path, assignment: Assignment, seed: int | None, course_settings: dict, force: bool, mode: int = 0o600
+) -> int:
     """The seed of this batch, recorded in the results folder before anything is graded.
 
     A results folder that already graded this assignment resumes with its seed and settings:
@@ -392,9 +415,7 @@ def _batch_seed(results_dir: Path, assignment: Assignment, seed: int | None, cou
         return int(earlier["seed"])
     chosen = secrets.randbits(31) if chosen is None else int(chosen)
     record[assignment.id] = {"seed": chosen, "course": course_settings}
-    temporary = record_path.with_name(record_path.name + ".tmp")
-    temporary.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(temporary, record_path)
+    write_results_file(record_path, (json.dumps(record, indent=2, sort_keys=True) + "\n").encode("utf-8"), mode)
     return chosen
 
 
@@ -439,7 +460,14 @@ def _batch_problem(assignment: Assignment, isolation: str) -> str | None:
 
 
 def _kept_and_todo(
-    assignment: Assignment, found: list[Found], results_dir: Path, seed: int, *, force: bool, isolation: str
+    assignment: Assignment,
+    found: list[Found],
+    results_dir: Path,
+    seed: int,
+    *,
+    force: bool,
+    isolation: str,
+    group_readable: bool = False,
 ) -> tuple[dict[str, GradeReport], list[str], list[Submission]]:
     """Read every student's submission and split them: the earlier results kept (signed for the
     same file, graded with the same seed and isolation, and not ``force``), and the submissions
@@ -449,7 +477,7 @@ def _kept_and_todo(
     for entry in found:
         if entry.file is None:
             report = not_submitted_report(assignment.id, entry.student, seed, entry.missing)
-            write_student(finish_report(report, assignment, entry), results_dir)
+            write_student(finish_report(report, assignment, entry), results_dir, group_readable=group_readable)
             reports[entry.student] = report
             continue
         submission = read_submission(
@@ -484,6 +512,8 @@ def _grade_jobs(
     dask_address: str | None,
     progress: bool,
     finish: Callable[[GradeReport], GradeReport] = lambda report: report,
+    *,
+    group_readable: bool = False,
 ) -> None:
     """Run the jobs locally or on dask; each result, put in the course's terms by ``finish``, is
     written to ``results_dir`` and added to ``reports`` as it arrives, under a progress bar."""
@@ -493,7 +523,7 @@ def _grade_jobs(
 
     def done(job: dict, result: dict) -> None:
         report = finish(GradeReport.from_dict(result))
-        _write(job, report, results_dir, reports)
+        _write(job, report, results_dir, reports, group_readable)
         bar.update(1)
         score = "not graded" if report.score is None else f"{report.score:g}/{report.max_score:g}"
         bar.set_postfix_str(f"{report.student}: {score}")
@@ -507,9 +537,15 @@ def _grade_jobs(
         bar.close()
 
 
-def _write(job: dict, report: GradeReport, results_dir: Path, reports: dict[str, GradeReport]) -> None:
+def _write(
+    job: dict, report: GradeReport, results_dir: Path, reports: dict[str, GradeReport], group_readable: bool = False
+) -> None:
     """Write one student's results (signed for the file graded) and keep the report."""
     write_student(
-        report, results_dir, source_name=job["submission"]["source_file"], source_sha256=job["submission"]["sha256"]
+        report,
+        results_dir,
+        source_name=job["submission"]["source_file"],
+        source_sha256=job["submission"]["sha256"],
+        group_readable=group_readable,
     )
     reports[report.student] = report

@@ -1,11 +1,11 @@
 """The batch report: one page (and a terminal summary) over every student of a graded batch, and
 one page over several batches (a class across assignments).
 
-It reads the folder ``autograder grade --results-dir`` writes (one sub-folder per student with
-Gradescope's ``results.json`` and ``feedback.txt``; the grader's own ``.report.json`` when it is
-there) and answers what an instructor asks after grading: how scores spread, which tests fail
-most and with which messages, who ran out of time, who did not load and why, who handed in late
-and who handed in nothing. Failure messages are grouped after the case-specific values in them
+It reads the folder ``autograder grade --results-dir`` writes (one folder per student in its
+``students/`` folder, with Gradescope's ``results.json`` and ``feedback.txt``; the grader's own
+``.report.json`` when it is there) and answers what an instructor asks after grading: how scores
+spread, which tests fail most and with which messages, who ran out of time, who did not load and
+why, who handed in late and who handed in nothing. Failure messages are grouped after the case-specific values in them
 (numbers, coordinates, quoted values, paths) are replaced by placeholders, so "expected 3, got 4"
 and "expected 0, got 1" count together.
 
@@ -27,7 +27,8 @@ Each figure on the page says what it is computed over.
 The page is self-contained (inline SVG plots, inline style, and a few lines of inline script that
 sort the students' table when a column header is clicked; no network, and every table reads the
 same without the script) and links each student's feedback file by a relative path, so the
-folder can be zipped and opened anywhere.
+folder can be zipped and opened anywhere. A page shows every student's results, so it is as
+private as they are: 0600, or 0640 when the results were graded ``--group-readable``.
 """
 
 from __future__ import annotations
@@ -82,6 +83,9 @@ DID_NOT_LOAD = "did not load"
 CATEGORIES = (GRADED, DID_NOT_LOAD, NOT_GRADED, NOT_SUBMITTED)
 #: The file name of the page over several batches, written by default in the first one's parent.
 CLASS_PAGE = "class-report.html"
+#: The page of one batch, in its results folder; the students' folders are in ``students/`` there
+#: (the names :mod:`autograder.report` gives them, not imported: it loads the grader).
+PAGE, STUDENTS = "report.html", "students"
 
 
 # ---------------------------------------------------------------------- message grouping
@@ -262,12 +266,12 @@ def _pick(extra: dict, record: dict, key: str) -> object:
 
 
 def read_batch(results_dir: str | os.PathLike) -> list[StudentResult]:
-    """Every student folder holding a ``results.json``, sorted by student name."""
+    """Every student folder (``students/<student>/``) holding a ``results.json``, sorted by student name."""
     root = Path(results_dir)
     if not root.is_dir():
         raise ValueError(f"{str(results_dir)!r} is not a folder (give the --results-dir of autograder grade)")
     students = []
-    for results in sorted(root.glob("*/results.json")):
+    for results in sorted(root.glob(f"{STUDENTS}/*/results.json")):
         folder = results.parent
         try:
             data = json.loads(results.read_text(encoding="utf-8"))
@@ -330,7 +334,12 @@ def read_batch(results_dir: str | os.PathLike) -> list[StudentResult]:
             )
         )
     if not students:
-        raise ValueError(f"no student results in {str(results_dir)!r}: expected <student>/results.json folders")
+        older = any(root.glob("*/grader.json"))  # an older grader's layout: <student>/ beside the grader's files
+        older_note = " (an older version of the grader wrote it: grade again)" if older else ""
+        raise ValueError(
+            f"no student results in {str(results_dir)!r}{older_note}: "
+            f"expected {STUDENTS}/<student>/results.json folders"
+        )
     return sorted(students, key=lambda s: s.student.lower())
 
 
@@ -1042,10 +1051,17 @@ def _students_section(s: BatchSummary, page_dir: Path) -> list[str]:
 def write_report(results_dir: str | os.PathLike, output: str | os.PathLike | None = None) -> tuple[Path, BatchSummary]:
     """Read the batch, write the page (default ``RESULTS_DIR/report.html``); return its path and summary."""
     summary = summarize(read_batch(results_dir))
-    page = Path(output) if output is not None else Path(results_dir) / "report.html"
+    page = Path(output) if output is not None else Path(results_dir) / PAGE
     page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text(render_html(summary, page.parent.resolve()), encoding="utf-8")
+    _write_page(page, render_html(summary, page.parent.resolve()), [results_dir])
     return page, summary
+
+
+def _write_page(page: Path, html: str, results_dirs: Sequence[str | os.PathLike]) -> None:
+    """Replace a page atomically, as private as the results it shows (see ``report.page_mode``)."""
+    from .report import page_mode, write_results_file
+
+    write_results_file(page, html.encode("utf-8"), page_mode(*(Path(d) for d in results_dirs)))
 
 
 # ---------------------------------------------------------------------- several batches: the class
@@ -1221,15 +1237,15 @@ def write_class_report(
     if not results_dirs:
         raise ValueError("no results folder given")
     page = Path(output) if output is not None else Path(os.path.abspath(results_dirs[0])).parent / CLASS_PAGE
-    own_pages = {Path(os.path.abspath(Path(d) / "report.html")) for d in results_dirs}
+    own_pages = {Path(os.path.abspath(Path(d) / PAGE)) for d in results_dirs}
     if Path(os.path.abspath(page)) in own_pages:
         raise ValueError(f"{str(page)!r} is where an assignment's own page goes: write the class page elsewhere")
     batches = class_summary(results_dirs)
     for b in batches:
-        b.page = b.folder / "report.html"
-        b.page.write_text(render_html(b.summary, b.folder.resolve()), encoding="utf-8")
+        b.page = b.folder / PAGE
+        _write_page(b.page, render_html(b.summary, b.folder.resolve()), [b.folder])
     page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text(render_class_html(batches, page.parent.resolve()), encoding="utf-8")
+    _write_page(page, render_class_html(batches, page.parent.resolve()), results_dirs)
     return page, batches
 
 

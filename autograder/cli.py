@@ -67,8 +67,8 @@ def _add_grade(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "folder of student folders, or an nbgrader course (its folder, submitted/, or one student's folder "
         "there), read as nbgrader lays it out: submitted/<student>/<assignment>/, the assignment folder named "
         "by the course (course.toml). A student with nothing there is 'not submitted'. Writes "
-        "DIR/<student>/results.json (Gradescope's schema) and feedback.txt, prints a summary table, optionally "
-        "a CSV gradebook, and inside an nbgrader course records the results in its gradebook.db. Finished "
+        "DIR/students/<student>/results.json (Gradescope's schema) and feedback.txt, prints a summary table, "
+        "optionally a CSV gradebook, and inside an nbgrader course records the results in its gradebook.db. Finished "
         "students are skipped unless --force; the batch's seed is recorded in DIR and a resume keeps it. "
         "Ctrl+C stops within seconds, keeping every finished result (exit status 130). A problem on the "
         "grader's side (missing instructor material, a hidden test that fails on its own, a sandbox that "
@@ -123,6 +123,14 @@ def _add_grade(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(CSV, JSON, a self-contained HTML page); the same as `mines tournament`",
     )
     grade.add_argument("--no-progress", action="store_true", help="no progress bar")
+    grade.add_argument(
+        "--group-readable",
+        action="store_true",
+        help="let the group of DIR read the results: folders 0750 and files 0640 (the gradebook CSV too), "
+        "for course staff sharing a group; by default only their owner can, 0700 and 0600 (DIR itself "
+        "when the grader makes it; a DIR that exists keeps its mode unless it is 0700 or 0750). The results "
+        "kept from an earlier run get the same modes; .grader-key stays 0600",
+    )
     grade.add_argument(
         "--no-gradebook",
         action="store_true",
@@ -272,10 +280,14 @@ def _add_report(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 def _grade(args: argparse.Namespace) -> int:
     from .batch import BatchInterrupted, grade_batch
     from .report import summary_table
+    from .students import discover
 
     if args.jobs < 1:
         raise ValueError(f"-j must be at least 1, got {args.jobs}")
     course = _course(args)
+    found = discover(args.submissions, course.assignment(args.assignment).layout())
+    for warning in dict.fromkeys(entry.warning for entry in found if entry.warning):  # each collision once
+        print(f"autograder: warning: {warning}", file=sys.stderr)
     try:
         result = grade_batch(
             args.assignment,
@@ -293,6 +305,7 @@ def _grade(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
             isolation=args.isolation,
             course=course,
+            group_readable=args.group_readable,
         )
     except BatchInterrupted as stop:
         what = "SIGTERM" if stop.signal_number == signal.SIGTERM else "SIGINT (Ctrl+C)"

@@ -231,6 +231,7 @@ def run_on_platform(
     when the cause is a sandbox that did not start."""
     from .batch import grade_batch
     from .report import gradescope_results, not_graded_causes
+    from .submission import refused_link
 
     settings: dict = {}
     if course_file is not None and Path(course_file).is_file():
@@ -247,7 +248,10 @@ def run_on_platform(
             isolation=isolation,
             course=course,
         )
-    report = result.reports[0] if result.reports else None
+    # One student's upload: the first folder of it graded, passing over links (never followed), so
+    # a link in an uploaded repository does not stand in for the code beside it.
+    report = next((r for r in result.reports if not refused_link(r.problem)), None)
+    report = report or (result.reports[0] if result.reports else None)
     if report is not None and report.status == NOT_SUBMITTED:  # Gradescope needs a score: 0, and why
         data: dict = {"score": 0, "output": f"No file was graded: {report.submission}", "tests": []}
         Path(results_path).write_text(json.dumps(data, indent=2) + "\n")

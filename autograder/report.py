@@ -12,6 +12,11 @@ score anywhere: its ``results.json`` has no ``score``, its feedback one plain se
 gradebook row an empty score cell; what went wrong is for the instructor only (``grader-log.txt``
 and the command's output).
 
+Each student's files are in a folder of their own, ``RESULTS_DIR/students/<student>/`` (the
+name from :func:`autograder.students.folder_name`); a student's name becomes a folder name only
+there, so none can take the name of the grader's own files beside ``students/`` (``.grader-key``,
+``.batch.json``, ``report.html``, a gradebook CSV written there, a class page).
+
 Each student folder also holds ``grader.json``: the graded file's name and SHA-256, the
 SHA-256 of the files written, and an HMAC-SHA256 over those and the report's canonical JSON,
 keyed with ``<results>/.grader-key`` (random, mode 0600, made on first use). A resumed batch
@@ -19,16 +24,20 @@ keeps a result only when its MAC verifies for the same assignment, student and s
 so a results folder edited by hand, or a submission changed after grading, is graded again.
 Files are replaced atomically (a temporary file, then ``os.replace``) and every path inside
 the results folder is opened without following symbolic links.
+
+What the grader writes is readable by its owner only: folders 0700, files 0600 (the results
+folder itself too when the grader makes it; one that existed keeps its mode, unless that is
+0700 or 0750, the modes the grader gives). With ``group_readable`` (``autograder grade
+--group-readable``) folders are 0750 and files 0640, for a course whose staff share a group;
+``.grader-key`` stays 0600 either way.
 """
 
 from __future__ import annotations
 
 import contextlib
-import csv
 import errno
 import hashlib
 import hmac
-import io
 import json
 import os
 import secrets
@@ -36,6 +45,8 @@ import stat
 import unicodedata
 from pathlib import Path
 from typing import Literal, overload
+
+from minesweeper_kit.csvfile import write_rows
 
 from .grading import NOT_GRADED, NOT_LOADED, NOT_SUBMITTED, GradeReport
 from .students import folder_name
@@ -51,11 +62,25 @@ __all__ = [
     "student_dir",
     "grader_key",
     "late_words",
+    "results_modes",
+    "make_results_dir",
+    "set_modes",
+    "write_results_file",
+    "page_mode",
 ]
 
 RECORD = ".report.json"
 STAMP = "grader.json"
 KEY_FILE = ".grader-key"
+#: The folder of a results folder that holds one folder per student, and nothing else.
+STUDENTS = "students"
+#: The batch's record of the seed and course settings of each assignment (see :mod:`autograder.batch`).
+BATCH_RECORD = ".batch.json"
+#: The page ``autograder report`` writes in a results folder (see :mod:`autograder.batch_report`).
+PAGE = "report.html"
+#: Folder and file modes of what the grader writes: its owner only, or its owner and group.
+PRIVATE_MODES = (0o700, 0o600)
+GROUP_MODES = (0o750, 0o640)
 STAMP_FORMAT = 1
 #: The files of a student folder whose exact bytes the stamp vouches for.
 STAMPED = ("results.json", "feedback.txt")
@@ -74,9 +99,14 @@ _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
 def student_dir(results_dir: Path, student: str) -> Path:
-    """The folder of one student's results, with a name that is safe whatever the student is called
-    (see ``folder_name``)."""
-    return Path(results_dir) / folder_name(student)
+    """The folder of one student's results, ``RESULTS_DIR/students/<name>``, with a name that is
+    safe whatever the student is called (see ``folder_name``)."""
+    return Path(results_dir) / STUDENTS / folder_name(student)
+
+
+def results_modes(group_readable: bool = False) -> tuple[int, int]:
+    """The (folder, file) modes of what the grader writes: 0700 and 0600, or 0750 and 0640."""
+    return GROUP_MODES if group_readable else PRIVATE_MODES
 
 
 def _points(value: float) -> str:
@@ -277,15 +307,16 @@ def _open_dir(path: Path) -> int:
 
 
 @overload
-def _open_subdir(parent: int, name: str, create: Literal[True]) -> int: ...
+def _open_subdir(parent: int, name: str, create: Literal[True], mode: int = ...) -> int: ...
 @overload
-def _open_subdir(parent: int, name: str, create: bool) -> int | None: ...
-def _open_subdir(parent: int, name: str, create: bool) -> int | None:
+def _open_subdir(parent: int, name: str, create: bool, mode: int = ...) -> int | None: ...
+def _open_subdir(parent: int, name: str, create: bool, mode: int = PRIVATE_MODES[0]) -> int | None:
     """A folder inside ``parent``, never reached through a link; a link or a file in its place
-    is removed (the link only, never what it points to) when ``create`` is set."""
+    is removed (the link only, never what it points to) when ``create`` is set, and the folder
+    is then given ``mode``."""
     flags = os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW | _CLOEXEC
     try:
-        return os.open(name, flags, dir_fd=parent)
+        fd = os.open(name, flags, dir_fd=parent)
     except OSError as error:
         if error.errno not in (errno.ENOENT, errno.ELOOP, errno.ENOTDIR):
             raise
@@ -293,17 +324,29 @@ def _open_subdir(parent: int, name: str, create: bool) -> int | None:
             return None
         if error.errno != errno.ENOENT:
             os.unlink(name, dir_fd=parent)
-    with contextlib.suppress(FileExistsError):
-        os.mkdir(name, 0o755, dir_fd=parent)
-    return os.open(name, flags, dir_fd=parent)
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(name, mode, dir_fd=parent)
+        fd = os.open(name, flags, dir_fd=parent)
+    if create:
+        _set_mode(fd, mode)
+    return fd
 
 
-def _write_file(folder: int, name: str, data: bytes, mode: int = 0o644) -> None:
-    """Replace ``name`` in ``folder`` atomically; a link of that name is replaced, not followed."""
+def _set_mode(fd: int, mode: int) -> None:
+    """Give an open file or folder exactly ``mode`` (umask aside); one of another owner is left."""
+    if stat.S_IMODE(os.fstat(fd).st_mode) != mode:
+        with contextlib.suppress(PermissionError):
+            os.fchmod(fd, mode)
+
+
+def _write_file(folder: int, name: str, data: bytes, mode: int = PRIVATE_MODES[1]) -> None:
+    """Replace ``name`` in ``folder`` atomically, with exactly ``mode``; a link of that name is
+    replaced, not followed."""
     temp = f".{name}.{secrets.token_hex(8)}.tmp"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, mode, dir_fd=folder)
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, mode & 0o600, dir_fd=folder)
     try:
         with open(fd, "wb", closefd=True) as handle:
+            os.fchmod(handle.fileno(), mode)
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
@@ -350,12 +393,34 @@ def _key(results: int, create: bool) -> bytes | None:
     return bytes.fromhex(text.decode("ascii"))
 
 
-def grader_key(results_dir: Path) -> bytes:
-    """The key that signs this results folder's records, made (0600) on first use.
+def make_results_dir(results_dir: Path, *, group_readable: bool = False) -> bool:
+    """Make the results folder (0700, or 0750 when ``group_readable``) and the folders above it
+    (the usual modes) if it is missing; True when it was made here. A folder that is already
+    there is left as it is (see :func:`set_modes` for what a batch then does)."""
+    results_dir = Path(results_dir)
+    if results_dir.is_dir():
+        return False
+    results_dir.parent.mkdir(parents=True, exist_ok=True)
+    mode = results_modes(group_readable)[0]
+    try:
+        os.mkdir(results_dir, mode)
+    except FileExistsError:  # made meanwhile by a batch running beside this one
+        return False
+    folder = _open_dir(results_dir)
+    try:
+        _set_mode(folder, mode)
+    finally:
+        os.close(folder)
+    return True
+
+
+def grader_key(results_dir: Path, *, group_readable: bool = False) -> bytes:
+    """The key that signs this results folder's records, made (0600) on first use; the results
+    folder is made first if missing (see :func:`make_results_dir`).
 
     ``ValueError`` if ``<results_dir>/.grader-key`` exists but is not a key the grader made (a
     link, a folder, other content): delete it, and every student is graded again."""
-    Path(results_dir).mkdir(parents=True, exist_ok=True)
+    make_results_dir(results_dir, group_readable=group_readable)
     results = _open_dir(results_dir)
     try:
         key = _key(results, create=True)
@@ -367,6 +432,96 @@ def grader_key(results_dir: Path) -> bytes:
             "other content); delete it and grade again (every student is then graded again)"
         )
     return key
+
+
+def _set_file_mode(folder: int, name: str, mode: int) -> None:
+    """Give the plain file ``name`` of ``folder`` exactly ``mode``; a link, a missing file or
+    anything else is left as it is."""
+    try:
+        info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except OSError:
+        return
+    if not stat.S_ISREG(info.st_mode) or stat.S_IMODE(info.st_mode) == mode:
+        return
+    try:
+        fd = os.open(name, os.O_RDONLY | _NOFOLLOW | _CLOEXEC | _NONBLOCK, dir_fd=folder)
+    except OSError:
+        return
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            _set_mode(fd, mode)
+    finally:
+        os.close(fd)
+
+
+def set_modes(results_dir: Path, *, group_readable: bool = False) -> None:
+    """Give what the grader wrote in ``results_dir`` the modes :func:`results_modes` says:
+    ``students/``, each student's folder and the files in it, and the files beside ``students/``
+    (``.batch.json``, ``report.html``, a gradebook or a page written there); ``.grader-key`` stays
+    0600, other folders are left as they are. The results folder itself follows too when its mode
+    is one the grader gives it (0700 or 0750); any other mode was chosen by someone else and is
+    kept. A batch calls it first, so results kept from an earlier run get this run's modes too.
+    Links are never followed, and what belongs to another user is left as it is."""
+    folder_mode, file_mode = results_modes(group_readable)
+    try:
+        results = _open_dir(results_dir)
+    except OSError:
+        return
+    try:
+        if stat.S_IMODE(os.fstat(results).st_mode) in (PRIVATE_MODES[0], GROUP_MODES[0]):
+            _set_mode(results, folder_mode)
+        with os.scandir(results) as entries:
+            files = [e.name for e in entries if e.name != KEY_FILE and e.is_file(follow_symlinks=False)]
+        for name in files:
+            _set_file_mode(results, name, file_mode)
+        students = _open_subdir(results, STUDENTS, create=False)
+        if students is None:
+            return
+        try:
+            _set_mode(students, folder_mode)
+            with os.scandir(students) as entries:
+                names = [e.name for e in entries if e.is_dir(follow_symlinks=False)]
+            for name in names:
+                folder = _open_subdir(students, name, create=False)
+                if folder is None:
+                    continue
+                try:
+                    _set_mode(folder, folder_mode)
+                    with os.scandir(folder) as entries:
+                        files = [e.name for e in entries if e.is_file(follow_symlinks=False)]
+                    for file in files:
+                        _set_file_mode(folder, file, file_mode)
+                finally:
+                    os.close(folder)
+        finally:
+            os.close(students)
+    finally:
+        os.close(results)
+
+
+def write_results_file(path: Path, data: bytes, mode: int) -> None:
+    """Replace one of the grader's files (``.batch.json``, a page) atomically with ``data``, with
+    exactly ``mode``; a link at ``path`` is replaced, never followed."""
+    path = Path(path)
+    folder = _open_dir(path.parent)
+    try:
+        _write_file(folder, path.name, data, mode)
+    finally:
+        os.close(folder)
+
+
+def page_mode(*results_dirs: Path) -> int:
+    """The mode of a page over these results folders: 0640 when every one of them was graded
+    group-readable (its ``students/`` folder is), else 0600. A page shows every student's
+    results: it is as private as they are."""
+    for results_dir in results_dirs:
+        try:
+            info = os.stat(Path(results_dir) / STUDENTS)
+        except OSError:
+            return PRIVATE_MODES[1]
+        if not info.st_mode & stat.S_IRGRP:
+            return PRIVATE_MODES[1]
+    return GROUP_MODES[1] if results_dirs else PRIVATE_MODES[1]
 
 
 def _canonical(value: object) -> bytes:
@@ -393,11 +548,21 @@ def _mac(key: bytes, signed: bytes) -> str:
     return hmac.new(key, signed, hashlib.sha256).hexdigest()
 
 
-def write_student(report: GradeReport, results_dir: Path, *, source_name: str = "", source_sha256: str = "") -> Path:
+def write_student(
+    report: GradeReport,
+    results_dir: Path,
+    *,
+    source_name: str = "",
+    source_sha256: str = "",
+    group_readable: bool = False,
+) -> Path:
     """Write results.json, feedback.txt, the grader's record and its signed ``grader.json`` (and
-    grader-log.txt if the grader failed) for a student; ``source_name`` and ``source_sha256``
-    identify the file that was graded. Returns the student's folder."""
-    key = grader_key(results_dir)
+    grader-log.txt if the grader failed) for a student, in ``students/<student>/`` of
+    ``results_dir``; ``source_name`` and ``source_sha256`` identify the file that was graded.
+    Folders 0700 and files 0600, or 0750 and 0640 when ``group_readable``. Returns the student's
+    folder."""
+    key = grader_key(results_dir, group_readable=group_readable)
+    folder_mode, file_mode = results_modes(group_readable)
     record_text = json.dumps(report.to_dict()) + "\n"
     contents = {
         "results.json": (json.dumps(gradescope_results(report), indent=2) + "\n").encode("ascii"),
@@ -416,21 +581,26 @@ def write_student(report: GradeReport, results_dir: Path, *, source_name: str = 
     }
     results = _open_dir(results_dir)
     try:
-        folder = _open_subdir(results, folder_name(report.student), create=True)
+        students = _open_subdir(results, STUDENTS, create=True, mode=folder_mode)
+        try:
+            folder = _open_subdir(students, folder_name(report.student), create=True, mode=folder_mode)
+        finally:
+            os.close(students)
         try:
             for name, data in contents.items():
-                _write_file(folder, name, data)
+                _write_file(folder, name, data, file_mode)
             if report.internal_errors or report.causes:
                 parts = list(report.internal_errors)
                 if report.causes:
                     causes = [f"- {cause}" for cause in report.causes]
                     parts.insert(0, "\n".join(["not graded, because of a problem on the grader's side:", *causes]))
                 log = "\n\n".join(parts) + "\n"
-                _write_file(folder, "grader-log.txt", log.encode("utf-8", "backslashreplace"))
+                _write_file(folder, "grader-log.txt", log.encode("utf-8", "backslashreplace"), file_mode)
             else:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink("grader-log.txt", dir_fd=folder)
-            _write_file(folder, STAMP, (json.dumps(stamp, indent=2, ensure_ascii=True) + "\n").encode("ascii"))
+            stamp_bytes = (json.dumps(stamp, indent=2, ensure_ascii=True) + "\n").encode("ascii")
+            _write_file(folder, STAMP, stamp_bytes, file_mode)
         finally:
             os.close(folder)
     finally:
@@ -450,8 +620,14 @@ def read_student(
         return None
     try:
         key = _key(results, create=False)
-        folder = _open_subdir(results, folder_name(student), create=False) if key is not None else None
-        if key is None or folder is None:
+        students = _open_subdir(results, STUDENTS, create=False) if key is not None else None
+        if key is None or students is None:
+            return None
+        try:
+            folder = _open_subdir(students, folder_name(student), create=False)
+        finally:
+            os.close(students)
+        if folder is None:
             return None
         try:
             stamp_bytes, record_bytes = _read_file(folder, STAMP), _read_file(folder, RECORD)
@@ -475,56 +651,46 @@ def read_student(
     return report if report.assignment == assignment and report.student == student else None
 
 
-def _cell(text: str) -> str:
-    """Text a spreadsheet will show as text: a leading = + - @ would start a formula there."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
-def write_csv(reports: list[GradeReport], path: Path) -> None:
-    """A gradebook: one row per student, the total, then each test's points (replaced atomically).
+def write_csv(reports: list[GradeReport], path: Path, *, group_readable: bool = False) -> None:
+    """A gradebook: one row per student, the total, then each test's points (replaced atomically,
+    through :func:`minesweeper_kit.csvfile.write_rows`, so no cell can be a formula).
 
     The ``status`` column says "graded", "not graded" or "not submitted"; a row not graded or not
     submitted has empty score, percent and test cells (never 0), so a spreadsheet cannot average it
     in. ``file``, ``submitted_at``, ``late_by`` (seconds) and ``penalty`` (points taken off the
-    score) say what was graded and when it came in."""
+    score) say what was graded and when it came in. The file holds every student's grades: it is
+    0600, or 0640 when ``group_readable``, wherever it is written."""
     names = []
     for report in reports:
         for test in report.tests:
             if test.name not in names:
                 names.append(test.name)
-    buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer)
     header = ["student", "score", "max_score", "percent", "execution_time", "seed", "problem", "status"]
-    writer.writerow(header + ["file", "submitted_at", "late_by", "penalty"] + names)
+    rows: list[list[object]] = [[*header, "file", "submitted_at", "late_by", "penalty", *names]]
     for report in sorted(reports, key=lambda r: r.student):
         by_name = {t.name: t.score for t in report.tests} if report.score is not None else {}
         score, percent = "", ""
         if report.score is not None:
             score = _points(report.score)
             percent = f"{100.0 * report.score / report.max_score if report.max_score else 0.0:.1f}"
-        writer.writerow(
+        rows.append(
             [
-                _cell(report.student),
+                report.student,
                 score,
                 _points(report.max_score),
                 percent,
                 f"{report.execution_time:.2f}",
                 report.seed,
-                _cell(_visible(report.problem or "")),
+                _visible(report.problem or ""),
                 report.status,
-                _cell(_visible(report.file)),
+                _visible(report.file),
                 report.submitted_at or "",
                 f"{report.late_by:.0f}" if report.late_by else "",
                 _points(report.penalty) if report.penalty else "",
             ]
             + [_points(by_name[n]) if n in by_name else "" for n in names]
         )
-    path = Path(path)
-    folder = _open_dir(path.parent)
-    try:
-        _write_file(folder, path.name, buffer.getvalue().encode("utf-8", "backslashreplace"))
-    finally:
-        os.close(folder)
+    write_rows(path, rows, mode=results_modes(group_readable)[1])
 
 
 def summary_table(reports: list[GradeReport]) -> str:

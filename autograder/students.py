@@ -3,6 +3,12 @@
 A SUBMISSION argument is a ``.py`` file, a ``.ipynb`` notebook, a folder of one student, a folder
 of student folders, or an nbgrader course (its root, ``submitted/``, or one student's folder there),
 read as nbgrader lays it out.
+
+No symbolic link below a folder argument is followed: the folder is resolved once (a link there is
+the instructor's choice, except inside an nbgrader course's ``submitted/`` folder, which is all the
+students'), and every listing below it goes through :mod:`autograder.nofollow`. A student's folder,
+assignment folder, sub-folder or file that is a link is never read through: the student's file to
+grade is then the link itself, and reading it gives the problem that names it.
 """
 
 from __future__ import annotations
@@ -13,8 +19,10 @@ import os
 import re
 import stat
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+
+from .nofollow import LIST_FLAGS, LinkInPath, entry_kinds, is_real_dir, open_nofollow
 
 __all__ = [
     "discover",
@@ -65,14 +73,50 @@ def _student_name(path: Path) -> str:
     return stem
 
 
-def _code_files(folder: Path) -> list[Path]:
-    return sorted(
-        p
-        for p in folder.rglob("*")
-        if p.suffix in CODE_SUFFIXES
-        and p.is_file()
-        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
-    )
+#: How deep the grader looks for code in a student's folder.
+MAX_DEPTH = 32
+
+
+def _walk_code(folder: int, where: Path, files: list[Path], links: list[Path], depth: int) -> None:
+    try:
+        with os.scandir(folder) as listing:
+            entries = list(listing)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        path = where / entry.name
+        try:
+            if entry.is_symlink():
+                (files if path.suffix in CODE_SUFFIXES else links).append(path)
+            elif entry.is_dir(follow_symlinks=False) and depth < MAX_DEPTH:
+                child = os.open(entry.name, LIST_FLAGS, dir_fd=folder)  # a link swapped in now: ELOOP
+                try:
+                    _walk_code(child, path, files, links, depth + 1)
+                finally:
+                    os.close(child)
+            elif entry.is_file(follow_symlinks=False) and path.suffix in CODE_SUFFIXES:
+                files.append(path)
+        except OSError:
+            continue
+
+
+def _code_files(folder: Path) -> tuple[list[Path], list[Path]]:
+    """The code files anywhere in a student's folder (hidden files and folders left out), and the
+    links to anything else found on the way. No link is followed: a code file that is a link is
+    kept, and reading it gives the problem that names it."""
+    files: list[Path] = []
+    links: list[Path] = []
+    try:
+        top = open_nofollow(folder, directory=True)
+    except OSError:
+        return files, links
+    try:
+        _walk_code(top, folder, files, links, 0)
+    finally:
+        os.close(top)
+    return sorted(files), sorted(links)
 
 
 @dataclass(frozen=True)
@@ -87,7 +131,11 @@ class Layout:
 
 @dataclass(frozen=True)
 class Found:
-    """One student and what to grade for them: a file, or why there is nothing (not submitted)."""
+    """One student and what to grade for them: a file, or why there is nothing (not submitted).
+
+    ``file`` may be a symbolic link (a linked file, or the linked folder that stands where the
+    student's folder, assignment folder or code should be): it is never followed, and reading it
+    gives a problem that names it."""
 
     student: str
     file: Path | None
@@ -95,13 +143,15 @@ class Found:
     note: str = ""  #: which file was taken, when it is not the one handed out
     missing: str = ""  #: why nothing was submitted; "" when there is a file
     timestamp: str | None = None  #: nbgrader's timestamp.txt, as written
+    #: for the instructor, when this student's id was given a suffix because two names collide
+    warning: str = ""
 
     @property
     def relative(self) -> str:
         """The file graded, relative to the student's folder (its name for a file given alone)."""
         if self.file is None:
             return ""
-        if self.origin == self.file or not self.origin.is_dir():
+        if self.origin == self.file or not is_real_dir(self.origin):
             return self.file.name
         try:
             return self.file.relative_to(self.origin).as_posix()
@@ -126,14 +176,15 @@ def _pick(files: list[Path], layout: Layout) -> Path | None:
 def _collision_key(student: str) -> str:
     """Two ids with the same key would share a results folder, here or once the folder is
     copied to a file system that ignores case or Unicode normalisation (macOS, Windows)."""
-    return unicodedata.normalize("NFC", folder_name(student)).casefold()
+    folded = unicodedata.normalize("NFC", folder_name(student)).casefold()
+    return unicodedata.normalize("NFC", folded)
 
 
 def _timestamp(folder: Path) -> str | None:
-    """The text of nbgrader's ``timestamp.txt`` in ``folder`` (a short file, never a link), or None."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    """The text of nbgrader's ``timestamp.txt`` in ``folder`` (a short file, reached through no
+    link), or None."""
     try:
-        fd = os.open(folder / TIMESTAMP, flags)
+        fd = open_nofollow(folder / TIMESTAMP)
     except OSError:
         return None
     try:
@@ -147,17 +198,25 @@ def _timestamp(folder: Path) -> str | None:
     return text or None
 
 
-def _direct_code(folder: Path) -> list[Path]:
+def _direct_code(folder: Path, kinds: dict[str, str] | None = None) -> list[Path]:
+    """The code files directly in ``folder`` (links to files kept: reading one names it)."""
+    kinds = entry_kinds(folder) if kinds is None else kinds
     return sorted(
-        p for p in folder.iterdir() if p.suffix in CODE_SUFFIXES and not p.name.startswith(".") and p.is_file()
+        folder / name
+        for name, kind in kinds.items()
+        if Path(name).suffix in CODE_SUFFIXES and not name.startswith(".") and kind in ("file", "link")
     )
 
 
+def _has_course_marker(kinds: dict[str, str]) -> bool:
+    return kinds.get(CONFIG_FILE) in ("file", "link") or kinds.get(GRADEBOOK_FILE) in ("file", "link")
+
+
 def is_course_root(folder: Path) -> bool:
-    """Whether ``folder`` is an nbgrader course root: a ``submitted/`` folder beside the course's
-    ``nbgrader_config.py`` or its ``gradebook.db``."""
-    folder = Path(folder)
-    return (folder / SUBMITTED).is_dir() and ((folder / CONFIG_FILE).is_file() or (folder / GRADEBOOK_FILE).is_file())
+    """Whether ``folder`` is an nbgrader course root: a ``submitted/`` folder (not a link to one)
+    beside the course's ``nbgrader_config.py`` or its ``gradebook.db``."""
+    kinds = entry_kinds(Path(folder).resolve())
+    return kinds.get(SUBMITTED) == "dir" and _has_course_marker(kinds)
 
 
 def find_course(path: Path) -> Path | None:
@@ -173,17 +232,21 @@ def find_course(path: Path) -> Path | None:
     return None
 
 
-def _holds_assignment_folders(path: Path, layout: Layout) -> bool:
+def _collected(folder: Path, kinds: dict[str, str]) -> bool:
+    """Whether a folder holds an assignment folder nbgrader collected (one with a ``timestamp.txt``)."""
+    return any(kind == "dir" and entry_kinds(folder / name).get(TIMESTAMP) == "file" for name, kind in kinds.items())
+
+
+def _holds_assignment_folders(path: Path, kinds: dict[str, str], layout: Layout) -> bool:
     """Whether the sub-folders of ``path`` are students in nbgrader's layout: one of them holds
     this assignment's folder or a ``timestamp.txt`` one level down."""
     if layout.folder is None:
         return False
-    for student in path.iterdir():
-        if not student.is_dir() or student.name.startswith("."):
+    for name, kind in kinds.items():
+        if kind != "dir" or name.startswith("."):
             continue
-        if (student / layout.folder).is_dir() or any(
-            (sub / TIMESTAMP).is_file() for sub in student.iterdir() if sub.is_dir()
-        ):
+        student = entry_kinds(path / name)
+        if student.get(layout.folder) in ("dir", "link") or _collected(path / name, student):
             return True
     return False
 
@@ -193,7 +256,10 @@ def _nbgrader_student(student_dir: Path, layout: Layout) -> Found:
     student = _clean_id(student_dir.name)
     folder = layout.folder or ""
     assignment_dir = student_dir / folder
-    if not folder or not assignment_dir.is_dir():
+    kind = entry_kinds(student_dir).get(folder) if folder else None
+    if kind == "link":  # never read through: reading the link itself names it
+        return Found(student, assignment_dir, student_dir)
+    if kind != "dir":
         return Found(student, None, student_dir, missing=f"nothing was submitted: there is no {folder}/ folder")
     timestamp = _timestamp(assignment_dir)
     files = [f for f in _direct_code(assignment_dir) if f.name not in layout.others]
@@ -229,40 +295,129 @@ def _nbgrader_student(student_dir: Path, layout: Layout) -> Found:
     )
 
 
-def _is_student_folder(path: Path, layout: Layout) -> bool:
+def _is_student_folder(path: Path, kinds: dict[str, str], layout: Layout) -> bool:
     """One student's folder in nbgrader's layout: no code of its own, and this assignment's folder
     or another assignment folder that nbgrader collected (it holds a ``timestamp.txt``)."""
-    if layout.folder is None or _direct_code(path):
+    if layout.folder is None or _direct_code(path, kinds):
         return False
-    if (path / layout.folder).is_dir():
+    if kinds.get(layout.folder) in ("dir", "link"):
         return True
-    return any((sub / TIMESTAMP).is_file() for sub in path.iterdir() if sub.is_dir() and not sub.name.startswith("."))
+    return _collected(path, {name: kind for name, kind in kinds.items() if not name.startswith(".")})
 
 
 def _from_folder(path: Path, layout: Layout) -> list[Found]:
-    """The students a folder argument holds, in a stable order."""
-    course = is_course_root(path)
+    """The students a folder argument (resolved: no link in it) holds, in a stable order. Nothing
+    below it is reached through a link: a student's folder that is a link is a student whose file
+    is that link, and reading it says so."""
+    kinds = entry_kinds(path)
+    course = kinds.get(SUBMITTED) == "dir" and _has_course_marker(kinds)
+    if kinds.get(SUBMITTED) == "link" and _has_course_marker(kinds):
+        raise ValueError(
+            f"{path / SUBMITTED} is a symbolic link, and the grader follows no link below the folder it is "
+            "given: give it the folder that link leads to"
+        )
     if course:
         path = path / SUBMITTED
-    nbgrader = layout.folder is not None and (course or _holds_assignment_folders(path, layout))
-    if not nbgrader and _is_student_folder(path, layout):
+        kinds = entry_kinds(path)
+    nbgrader = layout.folder is not None and (course or _holds_assignment_folders(path, kinds, layout))
+    if not nbgrader and _is_student_folder(path, kinds, layout):
         return [_nbgrader_student(path, layout)]
-    direct = _direct_code(path)
+    direct = _direct_code(path, kinds)
     if direct and not nbgrader:
         file = _pick(direct, layout)
         if file is None:
             return [Found(_clean_id(path.name), None, path, missing=NO_CODE, timestamp=_timestamp(path))]
         return [Found(_clean_id(path.name), file, path, timestamp=_timestamp(path))]
     found = []
-    for student_dir in sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".")):
+    for name in sorted(n for n, kind in kinds.items() if kind in ("dir", "link") and not n.startswith(".")):
+        student_dir = path / name
+        student = _clean_id(name)
+        if kinds[name] == "link":  # never read through: reading the link itself names it
+            found.append(Found(student, student_dir, student_dir))
+            continue
         if nbgrader:
             found.append(_nbgrader_student(student_dir, layout))
             continue
-        file = _pick(_code_files(student_dir), layout)
-        student = _clean_id(student_dir.name)
+        files, links = _code_files(student_dir)
+        file = _pick(files, layout)
+        if file is None and links:  # a linked folder where the code would be: the link is named
+            file = links[0]
         timestamp = _timestamp(student_dir)
         found.append(Found(student, file, student_dir, missing="" if file else NO_CODE, timestamp=timestamp))
     return found
+
+
+def _in_course(path: Path) -> tuple[Path, Path] | None:
+    """(the course's ``submitted/`` folder, resolved; the path below it) when ``path``, as written,
+    lies inside an nbgrader course's ``submitted/`` folder, else None. Everything there is the
+    students', so no link in it is followed, even in an argument: ``submitted/*`` expands to the
+    students' links too."""
+    absolute = Path(os.path.abspath(path))
+    for ancestor in reversed(absolute.parents):  # the outermost course: nothing below it is resolved
+        if ancestor.name == SUBMITTED and is_course_root(ancestor.parent):
+            return ancestor.parent.resolve() / SUBMITTED, absolute.relative_to(ancestor)
+    return None
+
+
+def _course_argument(submitted: Path, below: Path, given: Path, layout: Layout) -> list[Found]:
+    """The students an argument inside a course's ``submitted/`` folder holds, reached from that
+    folder without following a link: a link on the way is the student's, and reading it names it."""
+    real = submitted / below
+    try:
+        os.close(open_nofollow(real, directory=True))
+    except LinkInPath:
+        return [Found(_clean_id(below.parts[0]), real, submitted / below.parts[0])]
+    except OSError:  # not a folder: a file
+        if real.suffix not in CODE_SUFFIXES:
+            raise ValueError(f"a submission file must be .py or .ipynb, got {real.name}") from None
+        return [Found(_clean_id(_student_name(given)), real, given, timestamp=_timestamp(real.parent))]
+    return _from_folder(real, layout)
+
+
+def _digest(text: str, digits: int) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:digits]
+
+
+def _distinct_ids(entries: list[Found]) -> list[Found]:
+    """Every student with an id of its own: students whose ids would share a results folder (``a
+    b.py`` and ``a_b.py``, ``Ana`` and ``ana``) each get their id with a suffix made from the name
+    they handed in (the path given, when those names are the same too), so the same submissions
+    always get the same ids; each such group gets a warning naming its files."""
+    groups: dict[str, list[int]] = {}
+    for index, entry in enumerate(entries):
+        groups.setdefault(_collision_key(entry.student), []).append(index)
+    taken = {key for key, members in groups.items() if len(members) == 1}
+    result = list(entries)
+    for members in groups.values():
+        if len(members) == 1:
+            continue
+        names = [entries[i].origin.name for i in members]
+        renamed = []
+        for index, name in zip(members, names):
+            entry = entries[index]
+            source = name if names.count(name) == 1 else str(entry.origin)
+            candidates = [f"{entry.student}-{_digest(source, n)}" for n in (8, 16, 64)]
+            student = next((c for c in candidates if _collision_key(c) not in taken), "")
+            number = 2
+            while not student:
+                if _collision_key(f"{candidates[-1]}-{number}") not in taken:
+                    student = f"{candidates[-1]}-{number}"
+                number += 1
+            taken.add(_collision_key(student))
+            renamed.append((index, student))
+        first = entries[members[0]].student
+        graded = "; ".join(
+            f"{entries[i].file if entries[i].file is not None else entries[i].origin} as {student!r}"
+            for i, student in renamed
+        )
+        warning = (
+            f"{len(members)} submissions would share the results folder {folder_name(first)!r} (their names are "
+            "the same once characters that cannot be in a folder name become '_' and case is ignored); each is "
+            f"graded under an id of its own: {graded}"
+        )
+        for index, student in renamed:
+            result[index] = replace(entries[index], student=student, warning=warning)
+    return result
 
 
 def discover(paths: list[Path], layout: Layout | None = None) -> list[Found]:
@@ -276,46 +431,51 @@ def discover(paths: list[Path], layout: Layout | None = None) -> list[Found]:
     student per sub-folder. Another assignment's file (``layout.others``) is never graded for
     this one. The same file given twice counts once.
 
-    Raises ``ValueError`` when an argument does not exist, or when two students would share
-    a results folder (``a b.py`` and ``a_b.py``, ``Ana`` and ``ana``): grading them would let
-    one overwrite the other's results.
+    An argument that is a link is read as what it leads to (the instructor's choice), except inside
+    an nbgrader course's ``submitted/`` folder, which is all the students'; below a folder
+    argument, and anywhere in ``submitted/``, no link is followed: a student whose folder,
+    assignment folder or file is a link gets that link as the file to grade, and reading it gives a
+    problem that names it.
+
+    Two students whose ids would share a results folder (``a b.py`` and ``a_b.py``, ``Ana`` and
+    ``ana``) are both graded, each under its id with a suffix of its own (see
+    :func:`_distinct_ids`), and their entries carry a ``warning`` for the instructor.
+
+    Raises ``ValueError`` when an argument does not exist, or when an nbgrader course's
+    ``submitted/`` is a link.
     """
     layout = layout or Layout()
     found: list[Found] = []
     for raw in paths:
         path = Path(raw)
+        inside = _in_course(path) if os.path.lexists(path) else None
+        if inside is not None:  # a student's link there, dangling or not, is that student's problem
+            found += _course_argument(*inside, path, layout)
+            continue
         if not path.exists():
             raise ValueError(f"submission not found: {path}")
         if path.is_file():
             if path.suffix not in CODE_SUFFIXES:
                 raise ValueError(f"a submission file must be .py or .ipynb, got {path.name}")
-            # An argument is the instructor's own choice: a link to a file is read as that file.
-            target = path.resolve() if path.is_symlink() else path
-            found.append(Found(_clean_id(_student_name(path)), target, path, timestamp=_timestamp(path.parent)))
+            # An argument is the instructor's own choice: a link to a file (or on the way to it) is
+            # read as the file it leads to, whose real path then holds no link.
+            target = path.resolve()
+            timestamp = _timestamp(path.absolute().parent.resolve())
+            found.append(Found(_clean_id(_student_name(path)), target, path, timestamp=timestamp))
             continue
         if not path.is_dir():
             raise ValueError(f"a submission must be a .py or .ipynb file or a folder, got {path}")
-        found += _from_folder(path, layout)
+        found += _from_folder(path.resolve(), layout)
     unique: list[Found] = []
     seen: set[str] = set()
-    owners: dict[str, tuple[str, Path]] = {}
     for entry in found:
-        identity = os.path.realpath(entry.file if entry.file is not None else entry.origin)
+        # every path found lies below a resolved argument: the same path is the same submission
+        identity = os.path.abspath(entry.file if entry.file is not None else entry.origin)
         if identity in seen:
             continue
         seen.add(identity)
-        key = _collision_key(entry.student)
-        if key in owners:
-            other, where = owners[key]
-            raise ValueError(
-                f"two submissions would share the results folder {folder_name(entry.student)!r}: {where} "
-                f"(student {other!r}) and {entry.origin} (student {entry.student!r}); their names are the same "
-                "once characters that cannot be in a folder name become '_' and case is ignored. Rename one "
-                "of them and grade again"
-            )
-        owners[key] = (entry.student, entry.origin)
         unique.append(entry)
-    return unique
+    return _distinct_ids(unique)
 
 
 def parse_timestamp(text: str) -> dt.datetime | None:

@@ -9,7 +9,6 @@ batch.
 from __future__ import annotations
 
 import ast
-import errno
 import hashlib
 import io
 import os
@@ -21,9 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .nofollow import LinkInPath, open_nofollow
 from .notebook import CourseCells, notebook_code
 
-__all__ = ["Submission", "read_submission", "python_syntax_problem", "MAX_FILE_BYTES"]
+__all__ = ["Submission", "read_submission", "python_syntax_problem", "refused_link", "MAX_FILE_BYTES"]
 
 #: The largest file the grader reads. Real submissions are a few hundred kilobytes at most
 #: (a notebook's outputs included); anything bigger is refused before it is read whole.
@@ -97,15 +97,34 @@ def _too_large(size: int) -> str:
     )
 
 
+#: The end of what a student is told when a link stood where their file or folder should be.
+_LINK_ADVICE = " is a symbolic link; hand in the {} itself"
+
+
+def _link_problem(path: Path, link: Path) -> str:
+    """What a student is told when a link stands on the way to their file: the link, named by its
+    folder and name (a file link by its name), and what to hand in instead."""
+    if link == Path(os.path.abspath(path)) and path.suffix in (".py", ".ipynb"):
+        return link.name + _LINK_ADVICE.format("file")
+    shown = f"{link.parent.name}/{link.name}" if link.parent.name else link.name
+    return shown + _LINK_ADVICE.format("folder")
+
+
+def refused_link(problem: str | None) -> bool:
+    """Whether a submission's problem is a link the grader refused to follow (nothing was read)."""
+    return problem is not None and problem.endswith(tuple(_LINK_ADVICE.format(w) for w in ("file", "folder")))
+
+
 def _read_capped(path: Path) -> tuple[bytes, str | None]:
-    """The file's bytes, or why they were not read: never a link, a device or a pipe, and never
-    more than :data:`MAX_FILE_BYTES` (a larger file is refused before it is read whole)."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    """The file's bytes, or why they were not read: never through a link (no component of its path
+    may be one, see :mod:`autograder.nofollow`; :class:`LinkInPath` is raised), never a device or a
+    pipe, and never more than :data:`MAX_FILE_BYTES` (a larger file is refused before it is read
+    whole)."""
     try:
-        fd = os.open(path, flags)
+        fd = open_nofollow(path)
+    except LinkInPath:
+        raise  # read_submission names the link
     except OSError as error:
-        if error.errno == errno.ELOOP:
-            return b"", f"{path.name} is a symbolic link; hand in the file itself"
         return b"", f"the file could not be read: {error.strerror}"
     try:
         info = os.fstat(fd)
@@ -177,7 +196,11 @@ def read_submission(
     if submission.kind == "python" and not Path(submission.filename).stem.isidentifier():
         submission.filename = "submission.py"
     try:
-        data, problem = _read_capped(path)
+        try:
+            data, problem = _read_capped(path)
+        except LinkInPath as found:  # nothing was read: the feedback says no file was
+            submission.problem, submission.source_file = _link_problem(path, found.link), ""
+            return submission
         if problem is not None:
             submission.problem = problem
             return submission

@@ -190,7 +190,10 @@ def register(subparsers) -> None:
     )
     add_game_options(parser)
     parser.add_argument(
-        "--web", action="store_true", help="serve the board as a page of its own on this machine instead"
+        "--web",
+        action="store_true",
+        help="serve the board as a page of its own on this machine instead (open the address it prints: "
+        "the page asks for the token in it)",
     )
     parser.add_argument("--host", default="127.0.0.1", help="with --web: address to listen on (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=0, help="with --web: port (default: a free one)")

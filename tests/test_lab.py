@@ -1,13 +1,17 @@
 """`mines lab` (what `make lab` runs) really starts JupyterLab on the notebooks."""
 
 import json
+import os
 import secrets
 import socket
 import subprocess
 import sys
 import time
+import tempfile
 import urllib.request
 from pathlib import Path
+
+from minesweeper_kit.widgets.web import token_environment
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -22,9 +26,10 @@ def test_mines_lab_serves_the_notebooks(tmp_path):
     port, token = free_port(), secrets.token_hex(16)
     server = subprocess.Popen(
         [sys.executable, "-m", "minesweeper_kit.cli", "lab", str(ROOT / "notebooks"), "--no-browser",
-         f"--ServerApp.port={port}", "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}"],
+         f"--ServerApp.port={port}", "--ServerApp.ip=127.0.0.1"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path,
-        env={**__import__("os").environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")})
+        env=token_environment({**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}, tempfile.mkdtemp(dir=tmp_path),
+                              token))
     try:
         listing = None
         deadline = time.monotonic() + 120

@@ -19,6 +19,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -26,6 +27,8 @@ from pathlib import Path
 from typing import TypeVar
 
 import pytest
+
+from minesweeper_kit.widgets.web import token_environment
 
 REPO = Path(__file__).resolve().parents[1]
 MARK = "MINESWEEPER_SIGNALS_TEST"
@@ -214,7 +217,7 @@ def test_a_batch_stops_with_every_worker_and_sandbox(tmp_path, start, number):
     assert run.process.poll() is None, run.text()[-3000:]
     code = run.stop(number)
     assert not survivors(run), f"left running after {number.name}: {survivors(run, 0)}"
-    assert not list((tmp_path / "results").glob("*/results.json")), "grading went on after the signal"
+    assert not list((tmp_path / "results").glob("students/*/results.json")), "grading went on after the signal"
     assert not list(scratch.iterdir()), "temporary folders left behind (sandboxes, their runtime)"
     assert code == 128 + number, run.text()[-3000:]
     assert f"autograder: stopped by {number.name}" in run.text() and "Traceback" not in run.text(), run.text()
@@ -233,9 +236,10 @@ def test_mines_lab_stops_with_every_kernel(tmp_path, start, number):
     port, token = _free_port(), secrets.token_hex(16)
     (tmp_path / "notebooks").mkdir()
     run = start([sys.executable, "-m", "minesweeper_kit.cli", "lab", str(tmp_path / "notebooks"), "--no-browser",
-                 f"--ServerApp.port={port}", "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}"],
-                cwd=tmp_path, env={"JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
-                                   "JUPYTER_CONFIG_DIR": str(tmp_path / "config")})
+                 f"--ServerApp.port={port}", "--ServerApp.ip=127.0.0.1"],
+                cwd=tmp_path, env=token_environment({"JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+                                                     "JUPYTER_CONFIG_DIR": str(tmp_path / "config")},
+                                                    tempfile.mkdtemp(dir=tmp_path), token))
     url = f"http://127.0.0.1:{port}/api/kernels?token={token}"
 
     def answers() -> bool:

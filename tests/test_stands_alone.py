@@ -22,6 +22,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder.report import student_dir
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "autograder"))  # the mutants' library
 sys.path.insert(0, str(REPO / "tests" / "notebooks"))
@@ -148,8 +150,8 @@ def test_a_correct_and_a_wrong_file_are_graded_in_the_clone(clone, assignment, t
                         "--no-progress", "--results-dir", str(results), *extra,
                         str(submitted / "correct.py"), str(submitted / "wrong.py"))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    correct = json.loads((results / "correct" / "results.json").read_text())
-    wrong = json.loads((results / "wrong" / "results.json").read_text())
+    correct = json.loads((student_dir(results, "correct") / "results.json").read_text())
+    wrong = json.loads((student_dir(results, "wrong") / "results.json").read_text())
     full = sum(t["max_score"] for t in correct["tests"])
     assert correct["score"] == full > 0, correct
     assert all(t["status"] == "passed" for t in correct["tests"]), correct

@@ -7,6 +7,7 @@ Used by the autograder (student submissions) and the arena (bot files); it impor
 * ``protocol.py``: the messages between them, written down in its docstring.
 * ``policy.py``: the import rule (a course rule, checked on both sides).
 * ``isolation.py``: bubblewrap, identities, and what holds on this machine (`status`).
+* ``seccomp.py``: the seccomp filter bubblewrap installs: no user namespace inside the sandbox.
 * ``botkit.py``: the part of the kit a sandboxed bot may import.
 """
 

@@ -15,6 +15,9 @@ Who the child is depends on who grades:
 * **as an ordinary user**, bwrap runs unprivileged in a new user namespace (nested user
   namespaces disabled); the process-count limit is counted per user namespace, so per sandbox.
 
+Either way, a seccomp filter (``seccomp.py``, read by bwrap from a pipe: ``--seccomp FD``) makes
+every attempt to create a user namespace inside the sandbox fail with ``EPERM``.
+
 Where bubblewrap or user namespaces are missing, :func:`status` says why and how to fix it,
 and :class:`IsolationUnavailable` stops a run unless isolation ``"none"`` was asked for.
 """
@@ -34,6 +37,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import seccomp
+
 __all__ = [
     "IsolationUnavailable",
     "IsolationStatus",
@@ -42,6 +47,7 @@ __all__ = [
     "status",
     "require_isolation",
     "bwrap_command",
+    "seccomp_fd",
     "UidLease",
     "MemoryCgroup",
     "WORKDIR",
@@ -135,13 +141,20 @@ def _probe_failure(bwrap: str, root: bool) -> str | None:
 
     When Python fails, a second sandbox runs a system program instead, to tell a bubblewrap that
     cannot work here (the install hint) from a Python installation the sandbox cannot run (named,
-    with what is wrong with it)."""
+    with what is wrong with it); when that fails too, a third one without the seccomp filter tells
+    a kernel that refuses the filter from a bubblewrap that does not work at all."""
     python = _run_probe(bwrap, root, [sys.executable, "-I", "-S", "-c", _PYTHON_PROBE, *site_paths()])
     if python is None:
         return None
     program = shutil.which("true")
     system = _run_probe(bwrap, root, [program], show=(program,)) if program else python
     if system is not None:
+        if program and seccomp.unsupported() is None and _run_probe(bwrap, root, [program], (program,), False) is None:
+            return (
+                f"bubblewrap starts a sandbox here, but not with the seccomp filter that keeps sandboxed code "
+                f"from creating user namespaces ({system}); this kernel needs seccomp filters "
+                "(CONFIG_SECCOMP_FILTER), as every mainstream distribution's has"
+            )
         return f"bubblewrap could not start a sandbox here ({system}); {_fix_hint()}"
     return (
         f"bubblewrap works here, but the Python interpreter {sys.executable} cannot be executed inside "
@@ -154,15 +167,37 @@ def _probe_failure(bwrap: str, root: bool) -> str | None:
 _PYTHON_PROBE = "import os, sys\nfor folder in sys.argv[1:]: os.listdir(folder)\n"
 
 
-def _run_probe(bwrap: str, root: bool, argv: list[str], show: tuple[str, ...] = ()) -> str | None:
-    """Run ``argv`` in a sandbox built as a child's is; None when it exited 0, else bwrap's last word."""
+def _run_probe(
+    bwrap: str, root: bool, argv: list[str], show: tuple[str, ...] = (), filtered: bool = True
+) -> str | None:
+    """Run ``argv`` in a sandbox built as a child's is (its seccomp filter too, unless not
+    ``filtered``); None when it exited 0, else bwrap's last word."""
+    filter_fd = seccomp_fd() if filtered else None
     command = bwrap_command(
-        bwrap, argv, uid=_probe_uid() if root else None, runtime=None, tmp_mb=1, work_mb=1, hide=(), show=show
+        bwrap,
+        argv,
+        uid=_probe_uid() if root else None,
+        runtime=None,
+        tmp_mb=1,
+        work_mb=1,
+        hide=(),
+        show=show,
+        seccomp_fd=filter_fd,
     )
     try:
-        probe = subprocess.run(command, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        probe = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+            pass_fds=() if filter_fd is None else (filter_fd,),
+        )
     except (OSError, subprocess.TimeoutExpired) as error:
         return str(error)
+    finally:
+        if filter_fd is not None:
+            os.close(filter_fd)
     if probe.returncode == 0:
         return None
     detail = (probe.stderr or probe.stdout).strip().splitlines()
@@ -216,6 +251,15 @@ def _status_as_root(bwrap: str, version: str | None) -> IsolationStatus:
         "no_new_privs; the process-count limit counts that sandbox alone"
     ]
     gaps = []
+    no_filter = seccomp.unsupported()
+    if no_filter is None:
+        holds.append(seccomp.SUMMARY)
+    else:
+        gaps.append(
+            f"sandboxed code may create a user namespace of its own ({no_filter}; bubblewrap's "
+            "--disable-userns needs a user namespace, which grading as root does not use): inside it, "
+            "it holds capabilities over its own new namespaces only"
+        )
     if memory is not None:
         holds.append(f"a memory limit for the sandbox as a whole (cgroup v1 memory controller, {memory})")
     else:
@@ -247,7 +291,8 @@ def _status_as_user(bwrap: str, version: str | None) -> IsolationStatus:
         + [
             "a user namespace of its own (nested ones disabled), no capabilities outside "
             "it; the process-count limit is counted per user namespace"
-        ],
+        ]
+        + ([seccomp.SUMMARY] if seccomp.unsupported() is None else []),
         [
             "the child's host user id is the grader's (inside its own namespaces it reaches nothing "
             "the grader owns except the read-only views above)",
@@ -455,17 +500,21 @@ def bwrap_command(
     hide: tuple[str, ...] | list[str] = (),
     env: dict[str, str] | None = None,
     show: tuple[str, ...] | list[str] = (),
+    seccomp_fd: int | None = None,
 ) -> list[str]:
     """The full ``bwrap ... -- argv`` command for one child.
 
     ``uid`` is the host user id to switch to (grading as root) or None (user namespace).
     ``runtime`` is a folder bound read-only at :data:`RUNTIME`. ``hide`` lists paths covered
     by an empty tmpfs even if they fall inside a shown folder. ``show`` lists extra single files
-    shown read-only (the probes' programs).
+    shown read-only (the probes' programs). ``seccomp_fd`` is a descriptor from :func:`seccomp_fd`,
+    which the command's process must inherit (``pass_fds``): bwrap reads the filter from it.
     """
     plan = _MountPlan([bwrap, *_NAMESPACE_OPTIONS])
     if uid is None:
         plan.command += ["--unshare-user", "--disable-userns"]
+    if seccomp_fd is not None:
+        plan.command += ["--seccomp", str(seccomp_fd)]
     plan.add_system_folders(tmp_mb)
     plan.show_system_libraries()
     plan.show_python()
@@ -478,6 +527,13 @@ def bwrap_command(
     for key, value in (env or {}).items():
         command += ["--setenv", key, value]
     return command + ["--"] + list(argv)
+
+
+def seccomp_fd() -> int | None:
+    """A new descriptor holding the sandbox's seccomp filter, for one bwrap command (see
+    :func:`bwrap_command`), or None where this machine gets none (:func:`status` lists the gap).
+    bwrap reads it to the end, so each sandbox needs its own; close it once bwrap has started."""
+    return seccomp.filter_fd()
 
 
 # ---------------------------------------------------------------------------- identities

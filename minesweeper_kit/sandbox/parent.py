@@ -265,6 +265,7 @@ class _Launch(NamedTuple):
     cwd: str
     workdir: str
     kit_path: str | None
+    fds: tuple[int, ...] = ()  #: descriptors bwrap reads as it starts (its seccomp filter), closed here then
 
 
 class Sandbox:
@@ -631,6 +632,7 @@ class Sandbox:
         :meth:`_release_lease_and_cgroup`)."""
         if os.geteuid() == 0:
             self._lease = isolation_module.UidLease()
+        seccomp_fd = isolation_module.seccomp_fd()
         argv = isolation_module.bwrap_command(
             self.isolation_status.bwrap or "bwrap",
             [sys.executable, "-I", "-S", "-B", isolation_module.RUNTIME + "/child.py", str(req_r), str(resp_w)],
@@ -640,11 +642,12 @@ class Sandbox:
             work_mb=self.limits.disk_mb,
             hide=self.hide,
             env=env,
+            seccomp_fd=seccomp_fd,
         )
         kit_path = isolation_module.RUNTIME + "/kit" if self.bot_kit else None
         mib = 1024 * 1024
         self._cgroup = isolation_module.MemoryCgroup.create((self.limits.memory_mb + 2 * self.limits.disk_mb) * mib)
-        return _Launch(argv, "/", isolation_module.WORKDIR, kit_path)
+        return _Launch(argv, "/", isolation_module.WORKDIR, kit_path, () if seccomp_fd is None else (seccomp_fd,))
 
     def _start_process(self, launch: _Launch, env: dict[str, str], fds: tuple[int, int, int, int]) -> None:
         """Start the child's process in a session of its own, its output going to files; between
@@ -665,7 +668,7 @@ class Sandbox:
                     stdin=subprocess.DEVNULL,
                     stdout=out,
                     stderr=err,
-                    pass_fds=(req_r, resp_w),
+                    pass_fds=(req_r, resp_w, *launch.fds),
                     cwd=launch.cwd,
                     env=env,
                     start_new_session=True,
@@ -681,6 +684,9 @@ class Sandbox:
                     + (" and memory cgroup" if cgroup is not None else "")
                     + f" of its own ({error})"
                 ) from None
+            finally:
+                for fd in launch.fds:
+                    os.close(fd)
 
     def _configure(self, launch: _Launch) -> None:
         """Send the first request, the configuration, and keep the protections the child reports."""

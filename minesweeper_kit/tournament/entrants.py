@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -57,15 +58,64 @@ def builtin_sha256(name: str) -> str:
     return digest.hexdigest()
 
 
+def _is_link(name: str, folder: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _folder_bots(folder: str | os.PathLike) -> dict[str, bytes]:
+    """Every ``*.py`` bot file of ``folder`` (not ``_*`` or hidden), by absolute path, with its
+    bytes. The folder is the caller's choice and may be reached through a link; nothing in it is:
+    a bot file that is a link, or anything but a regular file, is refused with its name, and each
+    file is opened with ``O_NOFOLLOW`` relative to the folder already open, so no name can be swapped
+    for a link between the listing and the reading."""
+    directory = Path(folder).resolve()
+    if not directory.is_dir():
+        raise ValueError(f"--dir {str(folder)!r} is not a folder")
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        opened = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as error:
+        raise ValueError(f"cannot read the folder {str(folder)!r}: {error.strerror}") from None
+    found: dict[str, bytes] = {}
+    try:
+        with os.scandir(opened) as listing:
+            names = sorted(e.name for e in listing if e.name.endswith(".py") and not e.name.startswith(("_", ".")))
+        for name in names:
+            shown = Path(folder) / name
+            try:
+                fd = os.open(name, flags, dir_fd=opened)
+            except OSError as error:
+                if _is_link(name, opened):
+                    raise ValueError(
+                        f"{shown} is a symbolic link: --dir follows no link; copy the bot file itself there"
+                    ) from None
+                raise ValueError(f"cannot read the bot file {shown}: {error.strerror}") from None
+            try:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise ValueError(f"{shown} is not a regular file: a bot is a .py file")
+                with os.fdopen(os.dup(fd), "rb") as handle:
+                    found[str(directory / name)] = handle.read()
+            finally:
+                os.close(fd)
+    finally:
+        os.close(opened)
+    return found
+
+
 def find_entrants(
     bots: Sequence[str | os.PathLike], folder: str | os.PathLike | None = None, trusted: bool = False
 ) -> list[Entrant]:
     """The bots named (built-in names or .py files) and every ``*.py`` of ``folder``, in that order.
 
     A name is the file's stem, or parent/stem when two files share a stem. Files run sandboxed
-    unless ``trusted``; built-in bots always run in-process.
+    unless ``trusted``; built-in bots always run in-process. A file named is read as given (a
+    link there is the caller's choice); in ``folder`` no link is followed (see ``_folder_bots``).
     """
     sources: list[str] = []
+    read: dict[str, bytes] = {}
     for bot in bots:
         name = str(bot)
         if name in BUILTIN_BOTS:
@@ -77,13 +127,10 @@ def find_entrants(
         else:
             sources.append(str(Path(name).resolve()))
     if folder is not None:
-        directory = Path(folder)
-        if not directory.is_dir():
-            raise ValueError(f"--dir {str(folder)!r} is not a folder")
-        found = sorted(p for p in directory.glob("*.py") if not p.name.startswith(("_", ".")))
-        if not found:
+        read = _folder_bots(folder)
+        if not read:
             raise ValueError(f"the folder {str(folder)!r} holds no bot files (*.py)")
-        sources += [str(p.resolve()) for p in found]
+        sources += list(read)
     unique = list(dict.fromkeys(sources))
     if len(unique) < 2:
         raise ValueError(f"a tournament needs at least two different bots, got {len(unique)}")
@@ -97,7 +144,7 @@ def find_entrants(
         name = (
             path.stem if stems[path.stem] == 1 and path.stem not in BUILTIN_BOTS else f"{path.parent.name}/{path.stem}"
         )
-        data = path.read_bytes()
+        data = read[source] if source in read else path.read_bytes()
         entrants.append(
             Entrant(name, source, hashlib.sha256(data).hexdigest(), not trusted, data.decode("utf-8", errors="replace"))
         )

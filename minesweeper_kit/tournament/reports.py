@@ -6,11 +6,11 @@ The terminal table and the plain data of tournament.json are the standings' own 
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 from pathlib import Path
 
+from ..csvfile import write_rows
 from .page import render_page
 from .standings import Standings
 
@@ -28,10 +28,8 @@ def write_outputs(standings: Standings, results_dir: str | os.PathLike) -> dict[
             ("html", "tournament.html"),
         )
     }
-    with open(paths["csv"], "w", newline="") as handle:
-        csv.writer(handle).writerows(leaderboard_rows(standings))
-    with open(paths["pairwise"], "w", newline="") as handle:
-        csv.writer(handle).writerows(pairwise_rows(standings))
+    write_rows(paths["csv"], leaderboard_rows(standings))  # bot names are escaped: never a formula
+    write_rows(paths["pairwise"], pairwise_rows(standings))
     paths["json"].write_text(json.dumps(standings.to_json(), indent=1) + "\n")
     paths["html"].write_text(render_page(standings), encoding="utf-8")
     return paths

@@ -3,12 +3,21 @@
 ``serve`` writes that notebook into a temporary folder, starts Voila on loopback and blocks until
 interrupted (Ctrl+C), then stops Voila and removes the folder. The page shows only the board: no
 code, no notebook chrome.
+
+The page and its kernel's websocket need a token, as ``mines lab``'s JupyterLab does: anyone else
+on a shared machine can reach a loopback port, and a kernel runs any code it is sent. The token is
+made here with :mod:`secrets` and reaches Voila through a file only its user can read, named in
+``JUPYTER_TOKEN_FILE`` (jupyter_server reads it once, at start), never on a command line, which
+every user can read in ``/proc``. It is shown only in the address printed for the user, and the
+browser is opened on a file that redirects there, as jupyter_server does for JupyterLab.
 """
 
 from __future__ import annotations
 
 import contextlib
+import html
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -47,7 +56,8 @@ def _free_port(host: str) -> int:
 
 
 def _wait_until_up(url: str, process: subprocess.Popen, stop: threading.Event, timeout: float = 60) -> bool:
-    """Wait until Voila answers at `url` (True), or `stop` is set first (False)."""
+    """Wait until Voila answers at `url` (True), or `stop` is set first (False). `url` is best a page
+    that starts no kernel (the login page): every visit of the board's page starts one."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -82,7 +92,8 @@ def serve(
         with tempfile.TemporaryDirectory(prefix="mines-web-") as folder:
             notebook = Path(folder) / "board.ipynb"
             notebook.write_text(text)
-            env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(Path(folder) / "runtime"))
+            token = secrets.token_hex(24)
+            env = token_environment(dict(os.environ, JUPYTER_RUNTIME_DIR=str(Path(folder) / "runtime")), folder, token)
             process = subprocess.Popen(
                 [
                     sys.executable,
@@ -92,6 +103,7 @@ def serve(
                     "--no-browser",
                     f"--port={port}",
                     f"--Voila.ip={host}",
+                    "--Voila.auto_token=True",  # a token is required; it comes from JUPYTER_TOKEN_FILE
                     "--Voila.tornado_settings={'autoreload': False}",
                     "--theme=light",
                     "--show_tracebacks=True",
@@ -101,12 +113,13 @@ def serve(
                 env=env,
                 start_new_session=True,
             )
-            url = f"http://{host}:{port}/"
+            base = f"http://{'[::1]' if host == '::1' else host}:{port}/"
+            url = f"{base}?token={token}"
             try:
-                if _wait_until_up(url, process, stop):
+                if _wait_until_up(base + "login", process, stop):
                     print(f"the board is at {url}  (Ctrl+C stops it)", flush=True)
                     if open_browser:
-                        webbrowser.open(url)
+                        webbrowser.open(_redirect_file(Path(folder), url).as_uri())
                 while process.poll() is None and not stop.wait(0.5):
                     pass
             except KeyboardInterrupt:  # serve() called off the main thread keeps Python's own Ctrl+C
@@ -116,6 +129,34 @@ def serve(
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
+
+
+def token_environment(env: dict[str, str], folder: str | Path, token: str) -> dict[str, str]:
+    """``env`` for a Jupyter server (Voila, JupyterLab) that must require ``token``: the token
+    written to ``folder/token`` (readable by its owner only; ``folder`` should be private) and named
+    in ``JUPYTER_TOKEN_FILE``, so it never appears on a command line. A ``JUPYTER_TOKEN`` inherited
+    from the caller would take precedence over the file, so it is dropped."""
+    path = Path(folder) / "token"
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(descriptor, "w") as handle:
+        handle.write(token)  # read as it is: no newline
+    env = {key: value for key, value in env.items() if key != "JUPYTER_TOKEN"}
+    env["JUPYTER_TOKEN_FILE"] = str(path)
+    return env
+
+
+def _redirect_file(folder: Path, url: str) -> Path:
+    """A page (its owner's only) that sends the browser on to ``url``: the browser is started with
+    this file's path, so the token in ``url`` is on no command line."""
+    path = folder / "open.html"
+    quoted = html.escape(url, quote=True)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(descriptor, "w") as handle:
+        handle.write(
+            f'<!DOCTYPE html><html><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url={quoted}">'
+            f'</head><body><p>The board is at <a href="{quoted}">{quoted}</a>.</p></body></html>\n'
+        )
+    return path
 
 
 def _stop_on_signals(stop: threading.Event) -> dict[int, Any]:

@@ -12,6 +12,7 @@ import nbformat
 import pytest
 
 from autograder.assignments import get_assignment
+from autograder.report import student_dir
 
 AUTOGRADER = [sys.executable, "-m", "autograder.cli"]
 NOTEBOOK = get_assignment("hypermines").notebook_path
@@ -71,23 +72,23 @@ def test_grade_a_course_folder(course):
     assert "seed 11; graded 3, kept 0" in result.stdout
     assert "grading hypermines" in result.stderr  # the progress bar
 
-    alice = json.loads((results / "alice" / "results.json").read_text())
+    alice = json.loads((student_dir(results, "alice") / "results.json").read_text())
     assert alice["score"] == 20 and alice["execution_time"] > 0
     assert {"name", "score", "max_score", "status", "output", "visibility"} <= set(alice["tests"][0])
     assert alice["extra_data"]["seed"] == 11
 
-    bob = json.loads((results / "bob" / "results.json").read_text())
+    bob = json.loads((student_dir(results, "bob") / "results.json").read_text())
     assert 0 < bob["score"] < 20
-    feedback = (results / "bob" / "feedback.txt").read_text()
+    feedback = (student_dir(results, "bob") / "feedback.txt").read_text()
     assert "expected ' ', got '0'" in feedback and "Graded file lab.py." in feedback
     assert "Graded lab.py: there is no 04-nd-dig.ipynb in hypermines/." in feedback
     assert bob["extra_data"]["file"] == "hypermines/lab.py"
-    dave = json.loads((results / "dave" / "results.json").read_text())
+    dave = json.loads((student_dir(results, "dave") / "results.json").read_text())
     assert dave["extra_data"]["status"] == "not submitted" and "score" not in dave and dave["tests"] == []
-    alice_feedback = (results / "alice" / "feedback.txt").read_text()
+    alice_feedback = (student_dir(results, "alice") / "feedback.txt").read_text()
     assert "Graded notebook 04-nd-dig.ipynb: cells marked as solutions; code cells used: 5." in alice_feedback
-    assert "carol" in (results / "carol" / "feedback.txt").read_text()
-    assert "line 1" in (results / "carol" / "feedback.txt").read_text()
+    assert "carol" in (student_dir(results, "carol") / "feedback.txt").read_text()
+    assert "line 1" in (student_dir(results, "carol") / "feedback.txt").read_text()
 
     rows = list(csv.DictReader(gradebook.open()))
     assert [r["student"] for r in rows] == ["alice", "bob", "carol", "dave"]
@@ -111,5 +112,5 @@ def test_grading_without_the_instructor_folder_fails_clearly(tmp_path, reference
                             env={"PATH": "/usr/bin:/bin", "AUTOGRADER_INSTRUCTOR_DIR": str(tmp_path / "none")})
     assert result.returncode == 3  # not graded: a problem on the grader's side is never a score
     assert "the hidden test suites are not installed" in result.stderr
-    results = json.loads(next((tmp_path / "r").glob("*/results.json")).read_text())
+    results = json.loads(next((tmp_path / "r").glob("students/*/results.json")).read_text())
     assert results["extra_data"]["status"] == "not graded" and "score" not in results

@@ -23,6 +23,7 @@ from autograder.batch_report import (
 )
 from autograder.grading import GradeReport
 from autograder.grading import TestOutcome as Outcome
+from autograder.report import student_dir
 from autograder.report import write_student as write_results
 
 AUTOGRADER = [sys.executable, "-m", "autograder.cli"]
@@ -59,8 +60,9 @@ TESTS = [("A new game", 2.0), ("Dig a safe cell", 3.0), ("Render", 5.0)]
 
 def write_student(root: Path, student: str, outcomes: list[str | None], seconds: float = 1.0,
                   problem: str | None = None, record: bool = True) -> Path:
-    """A results folder as the grader writes it: None in ``outcomes`` is a pass, a string the failure."""
-    folder = root / student
+    """A results folder as the grader writes it: None in ``outcomes`` is a pass, a string the failure.
+    The student's folder is named as given (the grader would write "fay zed" as fay_zed)."""
+    folder = student_dir(root, student).with_name(student)
     folder.mkdir(parents=True)
     tests = []
     for number, ((name, points), outcome) in enumerate(zip(TESTS, outcomes), start=1):
@@ -132,10 +134,10 @@ def test_page_links_each_feedback_file_relatively(batch, tmp_path):
     page, _ = write_report(batch)
     assert page == batch / "report.html"
     html = page.read_text()
-    assert 'href="ada/feedback.txt"' in html and 'href="fay%20zed/feedback.txt"' in html
+    assert 'href="students/ada/feedback.txt"' in html and 'href="students/fay%20zed/feedback.txt"' in html
     assert html.count("<script") == 1 and html.count("<svg") == 3
     elsewhere, _ = write_report(batch, tmp_path / "pages" / "class.html")
-    assert 'href="../results/ada/feedback.txt"' in elsewhere.read_text()
+    assert 'href="../results/students/ada/feedback.txt"' in elsewhere.read_text()
 
 
 def test_an_empty_or_missing_folder_is_refused(tmp_path):
@@ -360,7 +362,7 @@ def test_the_students_table_has_file_seed_and_lateness(hypermines):
     assert cells["bo"]["late by"][1]["data-value"] == "7500.0" and "2025-03-03T11:05:00" in cells["bo"]["late by"][1][
         "title"]
     assert cells["bo"]["score"][1]["data-value"] == "6.0" and cells["gus"]["score"][1]["data-value"] == ""
-    assert 'href="bo/feedback.txt"' in html and 'href="gus/feedback.txt"' in html
+    assert 'href="students/bo/feedback.txt"' in html and 'href="students/gus/feedback.txt"' in html
 
 
 def test_the_students_table_sorts_by_an_inline_script(hypermines):
@@ -459,7 +461,8 @@ def test_several_results_folders_make_one_class_page(hypermines):
     assert values["cy"]["flood-fill"][1]["data-value"] == "" and values["di"]["hypermines"][1]["data-value"] == "0.0"
     assert values["eve"]["flood-fill"][1]["title"] == "late by 1 day 1 h; 2 point(s) off"
     # Each score links to the student's feedback, each assignment to its own page, relatively.
-    assert 'href="hypermines/ada/feedback.txt"' in html and 'href="flood-fill/eve/feedback.txt"' in html
+    assert 'href="hypermines/students/ada/feedback.txt"' in html
+    assert 'href="flood-fill/students/eve/feedback.txt"' in html
     summaries = {r["assignment"]: r for r in table_rows(html, "assignments")}
     assert {name: (r["graded"], r["did not load"], r["not graded"], r["not submitted"], r["page"])
             for name, r in summaries.items()} == {
@@ -481,7 +484,7 @@ def test_the_command_with_several_folders_writes_the_class_page(hypermines, tmp_
     out = subprocess.run(AUTOGRADER + ["report", str(hypermines), str(flood), "-o", str(elsewhere)],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    assert 'href="../class/hypermines/ada/feedback.txt"' in elsewhere.read_text()
+    assert 'href="../class/hypermines/students/ada/feedback.txt"' in elsewhere.read_text()
     out = subprocess.run(AUTOGRADER + ["report", str(hypermines), str(hypermines)], capture_output=True, text=True,
                          timeout=300)
     assert out.returncode == 2 and "given twice" in out.stderr
@@ -492,7 +495,7 @@ def test_the_command_with_several_folders_writes_the_class_page(hypermines, tmp_
 def test_results_json_alone_is_enough(hypermines):
     """Without the grader's record (.report.json), extra_data carries the status, file, seed and
     lateness; the groups and the table are the same."""
-    for record in hypermines.glob("*/.report.json"):
+    for record in hypermines.glob("students/*/.report.json"):
         record.unlink()
     students = {s.student: s for s in read_batch(hypermines)}
     assert (students["bo"].file, students["bo"].late_by, students["bo"].penalty, students["bo"].seed) == (

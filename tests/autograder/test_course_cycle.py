@@ -19,6 +19,7 @@ import pytest
 
 from autograder.assignments import get_assignment
 from autograder.course import CourseError, load_course
+from autograder.report import student_dir
 from autograder.students import discover
 
 AUTOGRADER = [sys.executable, "-m", "autograder"]
@@ -117,6 +118,9 @@ def test_a_flat_folder_of_students_still_grades_and_never_takes_another_steps_no
     found = {e.student: e for e in discover([tmp_path], get_assignment("hypermines").layout())}
     assert found["ada"].file is None and "nothing was submitted" in found["ada"].missing
     assert found["bo"].relative == "lab.py"
+    # a generic name is gradable for any step: a neighbors student's lab.py is graded
+    found = {e.student: e for e in discover([tmp_path], get_assignment("neighbors").layout())}
+    assert found["bo"].relative == "lab.py" and found["ada"].file is None
 
 
 def test_not_submitted_is_its_own_status_everywhere(tmp_path, reference_source):
@@ -131,9 +135,9 @@ def test_not_submitted_is_its_own_status_everywhere(tmp_path, reference_source):
                "--csv", str(gradebook), "--no-progress", "--seed", "3")
     assert done.returncode == 0, done.stderr
     assert "1 submission(s), mean score 20.00; 1 student(s) submitted nothing" in done.stdout
-    data = json.loads((results / "bo" / "results.json").read_text())
+    data = json.loads((student_dir(results, "bo") / "results.json").read_text())
     assert data["extra_data"]["status"] == "not submitted" and "score" not in data and data["tests"] == []
-    feedback = (results / "bo" / "feedback.txt").read_text()
+    feedback = (student_dir(results, "bo") / "feedback.txt").read_text()
     assert "Not submitted" in feedback and "hypermines/" in feedback and "define" not in feedback
     rows = {row["student"]: row for row in csv.DictReader(gradebook.open())}
     assert rows["bo"]["status"] == "not submitted" and rows["bo"]["score"] == "" and rows["bo"]["percent"] == ""
@@ -181,7 +185,7 @@ def test_course_settings_name_points_visibility_and_lateness(tmp_path, reference
     assert f"course settings from {tmp_path / 'course.toml'}" in done.stderr
     scores = {}
     for student in times:
-        data = json.loads((results / student / "results.json").read_text())
+        data = json.loads((student_dir(results, student) / "results.json").read_text())
         assert sum(t["max_score"] for t in data["tests"]) == pytest.approx(25)
         assert {t["visibility"] for t in data["tests"]} == {"after_due_date"}
         scores[student] = (data["score"], data["extra_data"]["penalty"], data["extra_data"]["late_by"])
@@ -189,10 +193,10 @@ def test_course_settings_name_points_visibility_and_lateness(tmp_path, reference
     assert scores["grace"][:2] == (25, 0) and scores["grace"][2] == 20 * 60
     assert scores["late"][:2] == (pytest.approx(20), pytest.approx(5))
     assert scores["toolate"][:2] == (0, 25)
-    late_feedback = (results / "late" / "feedback.txt").read_text()
+    late_feedback = (student_dir(results, "late") / "feedback.txt").read_text()
     assert "Score: 20 / 25" in late_feedback
     assert "Submitted 1 day 10 h after the due date: the late policy took off 5 point(s)." in late_feedback
-    wrong = json.loads((results / "wrongname" / "results.json").read_text())
+    wrong = json.loads((student_dir(results, "wrongname") / "results.json").read_text())
     assert wrong["extra_data"]["status"] == "not submitted"
     rows = {row["student"]: row for row in csv.DictReader(gradebook.open())}
     assert rows["late"]["late_by"] == str(34 * 3600) and rows["late"]["penalty"] == "5"
@@ -215,7 +219,7 @@ def test_a_disallowed_import_costs_the_file_or_only_the_tests_that_reach_it(tmp_
         done = run("grade", "--assignment", "hypermines", str(tmp_path / "lab.py"), "--results-dir", str(results),
                    "--course", str(tmp_path / f"{policy}.toml"), "--no-progress", "--seed", "2")
         assert done.returncode == 0, done.stderr
-        data = json.loads(next(results.glob("*/results.json")).read_text())
+        data = json.loads(next(results.glob("students/*/results.json")).read_text())
         scores[policy] = data
     assert scores["refuse"]["score"] == 0 and "import of 'copy' is not allowed" in scores["refuse"]["output"]
     partial = scores["lose-tests"]
@@ -263,9 +267,9 @@ def test_an_answer_written_in_an_added_cell_is_graded_and_the_feedback_says_wher
     results = tmp_path / "results"
     done = run("grade", "--assignment", "hypermines", str(folder), "--results-dir", str(results), "--no-progress")
     assert done.returncode == 0, done.stderr
-    data = json.loads((results / "ada" / "results.json").read_text())
+    data = json.loads((student_dir(results, "ada") / "results.json").read_text())
     assert data["score"] == 20, data["output"]
-    feedback = (results / "ada" / "feedback.txt").read_text()
+    feedback = (student_dir(results, "ada") / "feedback.txt").read_text()
     assert "Graded from cells you added: " in feedback and f"HyperMinesGame (cell {index + 2})" in feedback
     assert "cells marked as solutions and the cells you added" in feedback
 
@@ -284,9 +288,9 @@ def test_ctrl_c_keeps_the_finished_results_and_a_resume_keeps_the_seed(tmp_path,
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                start_new_session=True)
     deadline = time.monotonic() + 600
-    while len(list(results.glob("*/results.json"))) < 2 and time.monotonic() < deadline:
+    while len(list(results.glob("students/*/results.json"))) < 2 and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert len(list(results.glob("*/results.json"))) >= 2
+    assert len(list(results.glob("students/*/results.json"))) >= 2
     asked = time.monotonic()
     os.killpg(process.pid, signal.SIGINT)  # what Ctrl+C in a terminal does: the whole foreground group
     stdout, stderr = process.communicate(timeout=300)
@@ -297,7 +301,7 @@ def test_ctrl_c_keeps_the_finished_results_and_a_resume_keeps_the_seed(tmp_path,
     seed = json.loads((results / ".batch.json").read_text())["hypermines"]["seed"]
     assert f"resumes with seed {seed}" in line and "of 6 submission(s) graded" in line
     rows = list(csv.DictReader(gradebook.open()))
-    finished = {folder.parent.name for folder in results.glob("*/results.json")}
+    finished = {folder.parent.name for folder in results.glob("students/*/results.json")}
     assert {row["student"] for row in rows} == finished and all(row["score"] == "20" for row in rows)
 
     refused = run("grade", "--assignment", "hypermines", str(tmp_path / "subs"), "--results-dir", str(results),

@@ -26,6 +26,7 @@ from distributed import Client, LocalCluster, Nanny, Scheduler, SpecCluster, get
 from autograder.assignments import get_assignment, originals_dir
 from autograder.batch import grade_batch
 from autograder.check import reference_submission
+from autograder.report import student_dir
 from autograder.scaleout import machine_facts, worker_problems
 
 AUTOGRADER = str(Path(sys.executable).parent / "autograder")
@@ -45,9 +46,9 @@ def test_batch_runs_on_a_local_dask_cluster(tmp_path, reference_source):
                              tmp_path / "results", dask_address=cluster.scheduler_address, seed=5, progress=False)
     scores = {r.student: r.score for r in result.reports}
     assert scores == {"ann": 20, "ben": 0}
-    ben = json.loads((tmp_path / "results" / "ben" / "results.json").read_text())
+    ben = json.loads((student_dir(tmp_path / "results", "ben") / "results.json").read_text())
     assert {t["output"] for t in ben["tests"]} == {"not run: the submission did not load"}
-    assert "RuntimeError: broken at import" in (tmp_path / "results" / "ben" / "feedback.txt").read_text()
+    assert "RuntimeError: broken at import" in (student_dir(tmp_path / "results", "ben") / "feedback.txt").read_text()
 
 
 # ---------------------------------------------------------------------------- clusters
@@ -137,7 +138,7 @@ def grade_on(address: str, paths: list[Path], results: Path, workers: list[str] 
 def assert_not_graded_for_want_of_bwrap(report, results: Path) -> None:
     assert report.status == "not graded" and report.score is None and not report.graded
     assert any("bubblewrap (bwrap) is not installed" in cause for cause in report.causes), report.causes
-    data = json.loads((results / report.student / "results.json").read_text())
+    data = json.loads((student_dir(results, report.student) / "results.json").read_text())
     assert data["extra_data"]["status"] == "not graded"
     assert "score" not in data and all("score" not in test for test in data["tests"])
 

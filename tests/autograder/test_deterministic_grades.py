@@ -37,7 +37,7 @@ from distributed import LocalCluster
 
 from autograder.batch import grade_batch
 from autograder.grading import GradeReport
-from autograder.report import RECORD
+from autograder.report import RECORD, student_dir
 
 pytestmark = pytest.mark.slow
 
@@ -74,7 +74,7 @@ def collect(results: Path) -> dict[str, Graded]:
     """What every student of a graded batch received, read from the results folder."""
     graded = {}
     for student in STUDENTS:
-        folder = results / student
+        folder = student_dir(results, student)
         written = json.loads((folder / "results.json").read_text())
         elapsed = written.pop("execution_time")
         record = GradeReport.from_dict(json.loads((folder / RECORD).read_text()))
@@ -185,7 +185,7 @@ def test_the_compared_text_depends_on_the_seed(submissions, baseline, tmp_path):
     """Another seed draws other random cases: the buggy feedback changes, so equal texts mean something."""
     buggy = [p for p in submissions if p.stem == "buggy"]
     grade_batch("hypermines", buggy, tmp_path, seed=OTHER_SEED, time_limit=BUDGET, jobs=1, progress=False)
-    other = without_elapsed((tmp_path / "buggy" / "feedback.txt").read_text())
+    other = without_elapsed((student_dir(tmp_path, "buggy") / "feedback.txt").read_text())
     assert other != baseline["buggy"].feedback
     assert f"seed {OTHER_SEED})" in other and f"seed {SEED})" in baseline["buggy"].feedback
 

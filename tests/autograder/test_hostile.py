@@ -15,6 +15,7 @@ import pytest
 
 from autograder.assignments import get_assignment
 from autograder.batch import grade_batch
+from autograder.report import student_dir
 
 from grader_testkit import sandbox_processes, survivors_after
 
@@ -80,9 +81,9 @@ CASES = [
     # The sandbox shows none of these paths: the kernel answers that they do not exist.
     Case("read_the_suite", f"_stolen = open({str(SUITE)!r}).read()\n", message="No such file or directory"),
     Case("read_outside_folder", "_secret = open('/etc/shadow').read()\n", message="No such file or directory"),
-    Case("write_results_folder", "open('{results}/reference/results.json', 'w').write('{{\"score\": 100}}')\n",
+    Case("write_results_folder", "open('{results}/students/reference/results.json', 'w').write('{{\"score\": 100}}')\n",
          message=("could not be loaded", "No such file or directory")),
-    Case("delete_results_folder", ESCAPE + "_os.remove('{results}/reference/results.json')\n",
+    Case("delete_results_folder", ESCAPE + "_os.remove('{results}/students/reference/results.json')\n",
          message="No such file or directory"),
     Case("list_instructor_folder", ESCAPE + f"_os.listdir({str(SUITE.parent)!r})\n", message="No such file or directory"),
     Case("socket_through_importlib", ESCAPE + "_sys.modules['importlib'].import_module('socket')\n",
@@ -156,7 +157,7 @@ def test_the_reference_in_the_same_batch_scores_full_marks(battery):
     reports, results, _ = battery
     reference = reports["reference"]
     assert reference.score == reference.max_score == 20
-    on_disk = json.loads((results / "reference" / "results.json").read_text())
+    on_disk = json.loads((student_dir(results, "reference") / "results.json").read_text())
     assert on_disk["score"] == 20
 
 
@@ -172,10 +173,10 @@ def test_hostile_submission(battery, case):
     assert passed == case.passes, report.tests
     assert report.score == sum(t.max_score for t in report.tests if t.id in case.passes)
     assert report.internal_errors == []
-    feedback = (results / case.name / "feedback.txt").read_text()
+    feedback = (student_dir(results, case.name) / "feedback.txt").read_text()
     for message in (case.message,) if isinstance(case.message, str) else case.message:
         assert message in feedback, feedback
     assert "def test_" not in feedback and "check_equal(" not in feedback
-    written = json.loads((results / case.name / "results.json").read_text())
+    written = json.loads((student_dir(results, case.name) / "results.json").read_text())
     assert written["score"] == report.score
     assert {t["status"] for t in written["tests"]} <= {"passed", "failed"}

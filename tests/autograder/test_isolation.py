@@ -1,16 +1,21 @@
-"""No isolation, no silent downgrade: what the grader does where bubblewrap is missing, and `doctor`."""
+"""No isolation, no silent downgrade: what the grader does where bubblewrap is missing, and `doctor`;
+and no user namespace inside a sandbox, grading as root or as an ordinary user."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import shutil
+import struct
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from minesweeper_kit.sandbox import Sandbox
+from minesweeper_kit.sandbox import ImportPolicy, Limits, Sandbox, seccomp
 from minesweeper_kit.sandbox.isolation import IsolationUnavailable, require_isolation
 
 AUTOGRADER = str(Path(sys.executable).parent / "autograder")
@@ -29,6 +34,7 @@ def test_doctor_names_the_isolation_in_force():
     expected = "bwrap as root" if os.geteuid() == 0 else "bwrap in a user namespace"
     assert f"isolation: {expected}" in result.stdout
     assert "no network" in result.stdout and "holds:" in result.stdout
+    assert f"holds: {seccomp.SUMMARY}" in result.stdout
     from minesweeper_kit.sandbox.isolation import MemoryCgroup
 
     whole = "a memory limit for the sandbox as a whole" in result.stdout
@@ -48,7 +54,9 @@ def test_without_bubblewrap_grading_stops_with_a_reason(no_bwrap_path, tmp_path,
     assert graded.returncode == 3  # not graded: the code never ran, and no score was given
     assert "refusing to run untrusted code without isolation" in graded.stderr
     assert "--isolation none" in graded.stderr or "autograder doctor" in graded.stderr
-    results = json.loads((tmp_path / "results" / "ann" / "results.json").read_text())
+    from autograder.report import student_dir
+
+    results = json.loads((student_dir(tmp_path / "results", "ann") / "results.json").read_text())
     assert results["extra_data"]["status"] == "not graded" and "score" not in results
 
 
@@ -60,7 +68,9 @@ def test_isolation_none_grades_anyway_when_asked(no_bwrap_path, tmp_path, refere
                  path=no_bwrap_path)
     assert graded.returncode == 0, graded.stderr
     assert "20/20" in graded.stdout
-    feedback = (tmp_path / "results" / "ann" / "feedback.txt").read_text()
+    from autograder.report import student_dir
+
+    feedback = (student_dir(tmp_path / "results", "ann") / "feedback.txt").read_text()
     assert "without isolation" in feedback
 
 
@@ -77,3 +87,178 @@ def test_require_rejects_unknown_modes_and_bwrap_where_missing(monkeypatch):
     finally:
         monkeypatch.undo()
         isolation.status.cache_clear()
+
+
+# ---------------------------------------------------------------------------- no user namespaces
+# Student code with the audit hook off and every import allowed: only the operating system stands
+# between it and a new user namespace. It tries every way in, then shows what must still work.
+USERNS_ATTEMPT = r"""
+import ctypes, errno, os, subprocess, sys, threading
+
+
+def attempt(clone_nr, clone3_nr):
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+
+    def result(value):
+        return "ok" if value >= 0 else errno.errorcode[ctypes.get_errno()]
+
+    found = {"os_unshare": "absent"}
+    if hasattr(os, "unshare"):  # Python 3.12 and later
+        try:
+            os.unshare(os.CLONE_NEWUSER)
+            found["os_unshare"] = "ok"
+        except OSError as error:
+            found["os_unshare"] = errno.errorcode[error.errno]
+    found["unshare"] = result(libc.unshare(0x10000000))
+    found["unshare_with_mounts"] = result(libc.unshare(0x10000000 | 0x00020000))
+    pid = libc.syscall(clone_nr, 0x10000000 | 17, 0, 0, 0, 0)  # CLONE_NEWUSER | SIGCHLD
+    if pid == 0:
+        os._exit(0)
+    found["clone"] = result(pid)
+    if pid > 0:
+        os.waitpid(pid, 0)
+    args = (ctypes.c_uint64 * 11)()  # struct clone_args
+    args[0], args[4] = 0x10000000, 17
+    pid = libc.syscall(clone3_nr, ctypes.byref(args), ctypes.sizeof(args))
+    if pid == 0:
+        os._exit(0)
+    found["clone3"] = result(pid)
+    if pid > 0:
+        os.waitpid(pid, 0)
+    ran = []
+    thread = threading.Thread(target=ran.append, args=(1,))
+    thread.start()
+    thread.join()
+    found["thread"] = ran == [1]
+    pid = os.fork()
+    if pid == 0:
+        os._exit(7)
+    found["fork"] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    found["subprocess"] = subprocess.run([sys.executable, "-c", "print(6 * 7)"], capture_output=True,
+                                         text=True).stdout.strip()
+    status = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
+    found["seccomp_mode"] = status["Seccomp"].strip()
+    return found
+"""
+CLONE_NUMBERS = {"x86_64": (56, 435), "aarch64": (220, 435)}
+USERNS_REFUSED = {"unshare": "EPERM", "unshare_with_mounts": "EPERM", "clone": "EPERM", "clone3": "ENOSYS",
+                  "thread": True, "fork": 7, "subprocess": "42", "seccomp_mode": "2"}
+# The same attempt, as a program an ordinary user runs: it prints what the sandbox reported.
+AS_USER = """
+import json, sys
+from minesweeper_kit.sandbox import ImportPolicy, Limits, Sandbox
+source, numbers = sys.argv[1], json.loads(sys.argv[2])
+with Sandbox(source, audit=False, import_policy=ImportPolicy(denied=frozenset()), limits=Limits(processes=32)) as box:
+    print(json.dumps(box.call("attempt", *numbers, timeout=60)))
+"""
+
+
+def _machine_numbers() -> tuple[int, int]:
+    if seccomp.unsupported() is not None:
+        pytest.skip(f"no seccomp filter here: {seccomp.unsupported()}")
+    return CLONE_NUMBERS[os.uname().machine]
+
+
+def _expected_userns_outcome(found: dict) -> dict:
+    expected = dict(USERNS_REFUSED, os_unshare="EPERM" if sys.version_info >= (3, 12) else "absent")
+    assert found == expected, f"inside the sandbox: {found}"
+    return found
+
+
+def test_grading_as_root_no_user_namespace_can_be_made(no_survivors):
+    if os.geteuid() != 0:
+        pytest.skip("grading as root needs root")
+    numbers = _machine_numbers()
+    with Sandbox(USERNS_ATTEMPT, audit=False, import_policy=ImportPolicy(denied=frozenset()),
+                 limits=Limits(processes=32)) as box:
+        _expected_userns_outcome(box.call("attempt", *numbers, timeout=60))
+
+
+def test_grading_as_an_ordinary_user_no_user_namespace_can_be_made(no_survivors):
+    numbers = _machine_numbers()
+    if os.geteuid() != 0:  # this session is an ordinary user's already
+        with Sandbox(USERNS_ATTEMPT, audit=False, import_policy=ImportPolicy(denied=frozenset()),
+                     limits=Limits(processes=32)) as box:
+            _expected_userns_outcome(box.call("attempt", *numbers, timeout=60))
+        return
+    from unprivileged import unprivileged_prefix
+
+    staging = Path(tempfile.mkdtemp(prefix="userns-"))
+    try:
+        os.chmod(staging, 0o755)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": "/tmp", "TMPDIR": "/tmp",
+               "PYTHONDONTWRITEBYTECODE": "1", "MINESWEEPER_SANDBOX_TAG": os.environ["MINESWEEPER_SANDBOX_TAG"]}
+        done = subprocess.run(unprivileged_prefix(staging) + [sys.executable, "-c", AS_USER, USERNS_ATTEMPT,
+                                                             json.dumps(numbers)],
+                              capture_output=True, text=True, timeout=300, cwd="/", env=env)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    _expected_userns_outcome(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def _run_filter(program: bytes, nr: int, arch: int, arg0: int = 0) -> int:
+    """What the classic BPF ``program`` returns for one system call (a minimal interpreter of the
+    instructions the filter uses)."""
+    data = struct.pack("=iIQ6Q", nr, arch, 0, arg0, 0, 0, 0, 0, 0)
+    code = [struct.unpack_from("=HBBI", program, offset) for offset in range(0, len(program), 8)]
+    accumulator, pc = 0, 0
+    while True:
+        op, jt, jf, k = code[pc]
+        pc += 1
+        if op == 0x20:  # ld [k]
+            accumulator = struct.unpack_from("=I", data, k)[0]
+        elif op == 0x06:  # ret #k
+            return k
+        elif op in (0x15, 0x35, 0x45):  # jeq, jge, jset #k
+            taken = {0x15: accumulator == k, 0x35: accumulator >= k, 0x45: bool(accumulator & k)}[op]
+            pc += jt if taken else jf
+        else:
+            raise AssertionError(f"unexpected instruction {op:#x}")
+
+
+@pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
+def test_the_seccomp_program_refuses_user_namespaces_only(machine):
+    """The filter, run on made-up system calls: a new user namespace is refused on every path,
+    every other system call (a thread's clone among them) is let through, and other ABIs get nothing."""
+    allow, eperm, enosys = 0x7FFF0000, 0x00050000 | errno.EPERM, 0x00050000 | errno.ENOSYS
+    arch, unshare, clone, clone3, other = {
+        "x86_64": (0xC000003E, 272, 56, 435, 0),  # read
+        "aarch64": (0xC00000B7, 97, 220, 435, 63),  # read
+    }[machine]
+    program = seccomp.program(machine)
+    assert len(program) % 8 == 0
+    thread_flags = 0x003D0F00  # what glibc's pthread_create passes to clone
+    cases = {
+        (unshare, seccomp.CLONE_NEWUSER): eperm,
+        (unshare, seccomp.CLONE_NEWUSER | 0x00020000 | (1 << 40)): eperm,
+        (clone, seccomp.CLONE_NEWUSER | 17): eperm,
+        (clone3, 0): enosys,
+        (unshare, 0x00020000): allow,  # a mount namespace: the kernel itself refuses it without capabilities
+        (clone, 17): allow,  # fork
+        (clone, thread_flags): allow,
+        (other, seccomp.CLONE_NEWUSER): allow,
+    }
+    for (nr, flags), expected in cases.items():
+        assert _run_filter(program, nr, arch, flags) == expected, (nr, hex(flags))
+    assert _run_filter(program, unshare, 0x40000003, seccomp.CLONE_NEWUSER) == enosys  # i386 through int 0x80
+    if machine == "x86_64":
+        assert _run_filter(program, 0x40000000 | unshare, arch, seccomp.CLONE_NEWUSER) == enosys  # x32
+        assert _run_filter(program, 0x40000000, arch) == enosys
+
+
+def test_doctor_names_the_gap_where_no_filter_is_built(monkeypatch):
+    """On a machine the filter is not built for, no sandbox gets one, and the doctor says what that leaves open."""
+    from minesweeper_kit.sandbox import isolation
+
+    monkeypatch.setattr(seccomp, "_machine", lambda: "riscv64")
+    assert isolation.seccomp_fd() is None
+    as_root = isolation._status_as_root("/usr/bin/bwrap", "bubblewrap 0.8.0").describe()
+    assert "gap:   sandboxed code may create a user namespace of its own" in as_root
+    assert "x86-64 and AArch64 only, and this is riscv64" in as_root
+    assert seccomp.SUMMARY not in as_root
+    as_user = isolation._status_as_user("/usr/bin/bwrap", "bubblewrap 0.8.0").describe()
+    assert "nested ones disabled" in as_user and seccomp.SUMMARY not in as_user
+    command = isolation.bwrap_command("/usr/bin/bwrap", ["true"], uid=None, runtime=None, tmp_mb=1, work_mb=1)
+    assert "--seccomp" not in command and "--disable-userns" in command

@@ -76,7 +76,7 @@ def grade_with_kit(course: Path, work: Path) -> dict[str, GradeReport]:
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert f"course settings from {course / 'course.toml'}" in done.stderr
     assert f"hidden tests recorded for 3 student(s) in {ASSIGNMENT}/{NOTEBOOK}" in done.stdout, done.stdout
-    reports = [GradeReport.from_dict(json.loads(path.read_text())) for path in results.glob("*/.report.json")]
+    reports = [GradeReport.from_dict(json.loads(path.read_text())) for path in results.glob("students/*/.report.json")]
     return {report.student: report for report in reports}
 
 

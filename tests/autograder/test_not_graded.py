@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from autograder.assignments import get_assignment, instructor_dir
+from autograder.report import student_dir
 
 AUTOGRADER = [sys.executable, "-m", "autograder.cli"]
 SENTENCE = "Your submission was not graded because of a problem on the grader's side"
@@ -82,7 +83,7 @@ def assert_not_graded(result: subprocess.CompletedProcess, results: Path, gradeb
     assert "Traceback" not in result.stderr
     rows = {row["student"]: row for row in csv.DictReader(gradebook.open())}
     for student in students:
-        folder = results / student
+        folder = student_dir(results, student)
         data = json.loads((folder / "results.json").read_text())
         assert data["extra_data"]["status"] == "not graded"
         assert "score" not in data and all("score" not in test for test in data["tests"]), data
@@ -116,11 +117,11 @@ def test_correct_and_unloadable_submissions_are_graded(tmp_path, reference_sourc
     result = grade(folder, results, gradebook)
     assert result.returncode == 0, result.stderr
     assert "NOT GRADED" not in result.stderr + result.stdout
-    alice = json.loads((results / "alice" / "results.json").read_text())
-    carol = json.loads((results / "carol" / "results.json").read_text())
+    alice = json.loads((student_dir(results, "alice") / "results.json").read_text())
+    carol = json.loads((student_dir(results, "carol") / "results.json").read_text())
     assert alice["score"] == 20 and alice["extra_data"]["status"] == "graded"
     assert carol["score"] == 0 and carol["extra_data"]["status"] == "graded"
-    assert "Score: 0 / 20" in (results / "carol" / "feedback.txt").read_text()
+    assert "Score: 0 / 20" in (student_dir(results, "carol") / "feedback.txt").read_text()
     rows = {row["student"]: row for row in csv.DictReader(gradebook.open())}
     assert (rows["alice"]["status"], rows["alice"]["score"]) == ("graded", "20")
     assert (rows["carol"]["status"], rows["carol"]["score"]) == ("graded", "0")
@@ -214,7 +215,7 @@ def test_a_suite_that_raises_is_not_graded(tmp_path, submissions, reference_sour
     cause = f"::{test} raised LookupError: planted in the hidden suite"
     assert_not_graded(result, results, gradebook, ["alice", "bob"], cause)
     assert "kept 1 earlier result" in result.stdout
-    assert json.loads((results / "dora" / "results.json").read_text())["score"] == 20
+    assert json.loads((student_dir(results, "dora") / "results.json").read_text())["score"] == 20
     rows = {row["student"]: row for row in csv.DictReader(gradebook.open())}
     assert (rows["dora"]["status"], rows["dora"]["score"]) == ("graded", "20")
     page = report(results)

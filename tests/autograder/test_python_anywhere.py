@@ -21,6 +21,7 @@ import pytest
 from unprivileged import UNPRIVILEGED_UID, unprivileged_prefix
 
 from autograder.assignments import instructor_dir
+from autograder.report import student_dir
 
 RUN_CLI = "import sys; from autograder.cli import main; sys.exit(main())"
 
@@ -56,7 +57,7 @@ def grade(prefix: list[str], python: Path, work: Path, name: str) -> tuple[subpr
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": str(work),
            "TMPDIR": str(work), "PYTHONDONTWRITEBYTECODE": "1"}
     done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=work, timeout=600)
-    path = results / "alice" / "results.json"
+    path = student_dir(results, "alice") / "results.json"
     assert path.is_file(), f"no results were written:\n{done.stdout}\n{done.stderr}"
     return done, json.loads(path.read_text())
 
@@ -116,5 +117,5 @@ def test_doctor_names_an_interpreter_the_sandbox_cannot_run(temp_venv):
     # grading says the same, and gives no score: the student's code never ran
     assert graded.returncode == 3, graded.stdout + graded.stderr
     assert cause in graded.stderr, graded.stderr
-    results = json.loads((work / "results-hidden" / "alice" / "results.json").read_text())
+    results = json.loads((student_dir(work / "results-hidden", "alice") / "results.json").read_text())
     assert results["extra_data"]["status"] == "not graded" and "score" not in results, results

@@ -17,7 +17,9 @@ import pytest
 from autograder.batch import grade_batch
 from autograder.grading import NOT_LOADED, GradeReport
 from autograder.grading import TestOutcome as Outcome
-from autograder.report import KEY_FILE, feedback_text, gradescope_results, grader_key, read_student, write_student
+from autograder.report import (
+    KEY_FILE, feedback_text, gradescope_results, grader_key, read_student, student_dir, write_student,
+)
 
 SOURCE = {"source_name": "lab.py", "source_sha256": "ab" * 32}
 STUB = "class HyperMinesGame:\n    pass\n"  # loads, defines the class, passes no test
@@ -35,7 +37,7 @@ def report(student: str = "alice", score: float = 1.0, problem: str | None = Non
 def test_a_result_is_kept_only_for_the_same_assignment_student_and_source(tmp_path):
     written = report()
     folder = write_student(written, tmp_path, **SOURCE)
-    assert folder == tmp_path / "alice"
+    assert folder == student_dir(tmp_path, "alice") == tmp_path / "students" / "alice"
     kept = read_student(tmp_path, "alice", "hypermines", **SOURCE)
     assert kept is not None and kept.to_dict() == written.to_dict()
     assert read_student(tmp_path, "alice", "hypermines", source_name="lab.py", source_sha256="cd" * 32) is None
@@ -85,7 +87,7 @@ def _drop_stamp(folder: Path) -> None:
 
 
 def _new_key(folder: Path) -> None:
-    (folder.parent / KEY_FILE).write_text("1" * 64 + "\n")
+    (folder.parent.parent / KEY_FILE).write_text("1" * 64 + "\n")
 
 
 def _stamp_of_another_student(folder: Path) -> None:
@@ -106,7 +108,7 @@ def test_an_edited_results_folder_is_not_trusted(tmp_path, tamper):
     write_student(report(), tmp_path, **SOURCE)
     write_student(report("bob", score=3.0, outputs=("passed", "passed")), tmp_path, **SOURCE)
     assert read_student(tmp_path, "alice", "hypermines", **SOURCE) is not None
-    tamper(tmp_path / "alice")
+    tamper(student_dir(tmp_path, "alice"))
     assert read_student(tmp_path, "alice", "hypermines", **SOURCE) is None
 
 
@@ -115,17 +117,17 @@ def test_nothing_is_written_through_a_planted_link(tmp_path):
     outside.mkdir()
     (outside / "target.txt").write_text("untouched\n")
     (outside / "folder").mkdir()
-    (results / "alice").mkdir(parents=True)
-    (results / "alice" / "results.json").symlink_to(outside / "target.txt")
-    (results / "alice" / "feedback.txt").symlink_to(outside / "feedback.txt")  # a dangling link
-    (results / "bob").symlink_to(outside / "folder")
+    student_dir(results, "alice").mkdir(parents=True)
+    (student_dir(results, "alice") / "results.json").symlink_to(outside / "target.txt")
+    (student_dir(results, "alice") / "feedback.txt").symlink_to(outside / "feedback.txt")  # a dangling link
+    student_dir(results, "bob").symlink_to(outside / "folder")
     write_student(report("alice"), results, **SOURCE)
     write_student(report("bob"), results, **SOURCE)
     assert (outside / "target.txt").read_text() == "untouched\n"
     assert sorted(p.name for p in outside.iterdir()) == ["folder", "target.txt"]
     assert list((outside / "folder").iterdir()) == []
     for student in ("alice", "bob"):
-        folder = results / student
+        folder = student_dir(results, student)
         assert not folder.is_symlink() and folder.is_dir()
         for name in ("results.json", "feedback.txt", ".report.json", "grader.json"):
             assert not (folder / name).is_symlink() and (folder / name).is_file(), (student, name)
@@ -141,7 +143,7 @@ def test_a_planted_key_link_stops_the_grader(tmp_path):
     with pytest.raises(ValueError, match=r"\.grader-key is not a key this grader made"):
         write_student(report(), tmp_path / "results", **SOURCE)
     assert (tmp_path / "elsewhere").read_text() == "not a key\n"
-    assert not (tmp_path / "results" / "alice").exists()
+    assert not student_dir(tmp_path / "results", "alice").exists()
 
 
 # ---------------------------------------------------------------------- feedback
@@ -207,7 +209,7 @@ def test_a_forged_full_mark_result_is_graded_again(tmp_path):
     (submissions / "mallory" / "lab.py").write_text(STUB)
     first, reports = _run(submissions, results)
     assert first.graded == ["mallory"] and reports["mallory"].score == 0 and reports["mallory"].max_score == 20
-    folder = results / "mallory"
+    folder = student_dir(results, "mallory")
     record = json.loads((folder / ".report.json").read_text())
     record["score"] = 20.0
     for test in record["tests"]:
@@ -229,10 +231,11 @@ def test_a_result_without_the_graders_stamp_is_graded_again(tmp_path):
     submissions, results = tmp_path / "submitted", tmp_path / "results"
     (submissions / "mallory").mkdir(parents=True)
     (submissions / "mallory" / "lab.py").write_text(STUB)
-    (results / "mallory").mkdir(parents=True)
+    folder = student_dir(results, "mallory")
+    folder.mkdir(parents=True)
     forged = report("mallory", score=20.0, outputs=("passed", "passed")).to_dict()
-    (results / "mallory" / ".report.json").write_text(json.dumps(forged))
-    (results / "mallory" / "results.json").write_text(json.dumps({"score": 20.0, "tests": []}))
+    (folder / ".report.json").write_text(json.dumps(forged))
+    (folder / "results.json").write_text(json.dumps({"score": 20.0, "tests": []}))
     batch, reports = _run(submissions, results)
     assert batch.graded == ["mallory"] and reports["mallory"].score == 0
 
@@ -263,3 +266,112 @@ def test_gradebook_cells_cannot_start_a_spreadsheet_formula(tmp_path):
     rows = list(csv.reader((tmp_path / "grades.csv").open()))
     assert [row[0] for row in rows[1:]] == ["'=HYPERLINK(1)", "plain"]
     assert rows[1][6] == "'@SUM(A1)"
+
+
+# ---------------------------------------------------------------------- the results folder's layout and modes
+GRADERS_NAMES = ["report.html", ".grader-key", ".batch.json", "students", "class-report.html", "grades.csv"]
+
+
+def modes(root: Path) -> dict[str, int]:
+    """The mode of everything below ``root`` (``root`` itself as "."), by relative path."""
+    found = {".": stat.S_IMODE(root.lstat().st_mode)}
+    for path in sorted(root.rglob("*")):
+        assert not path.is_symlink(), path
+        found[str(path.relative_to(root))] = stat.S_IMODE(path.lstat().st_mode)
+    return found
+
+
+def assert_modes(root: Path, folder: int, file: int, top: int | None = None) -> None:
+    for name, mode in modes(root).items():
+        path = root / name
+        if name == ".":
+            expected = folder if top is None else top
+        elif name == KEY_FILE:
+            expected = 0o600  # the key is never the group's
+        else:
+            expected = folder if path.is_dir() else file
+        assert mode == expected, (name, oct(mode), oct(expected))
+
+
+def not_submitted_batch(tmp_path: Path, results: Path, **options):
+    """A batch of students with nothing handed in: every file the grader writes, no sandbox."""
+    submitted = tmp_path / "submitted"
+    for student in ("ada", "bo"):
+        (submitted / student).mkdir(parents=True, exist_ok=True)
+    return grade_batch("hypermines", [submitted], results, csv_path=results / "grades.csv", progress=False, **options)
+
+
+def test_results_are_readable_by_their_owner_only(tmp_path):
+    from autograder.batch_report import write_report
+
+    results = tmp_path / "made" / "results"
+    not_submitted_batch(tmp_path, results)
+    write_report(results)
+    assert {".batch.json", "grades.csv", "report.html", KEY_FILE, "students"} <= set(modes(results))
+    assert_modes(results, 0o700, 0o600)  # the results folder too: the grader made it
+    assert stat.S_IMODE((tmp_path / "made").stat().st_mode) != 0o700  # the folders above: the usual modes
+
+
+def test_group_readable_results_and_a_folder_that_was_there(tmp_path):
+    from autograder.batch_report import write_report
+
+    results = tmp_path / "results"
+    results.mkdir()
+    results.chmod(0o755)  # the instructor's own folder keeps its mode
+    not_submitted_batch(tmp_path, results, group_readable=True)
+    write_report(results)
+    assert_modes(results, 0o750, 0o640, top=0o755)
+    # A run without the option makes everything private again, the results kept from before too.
+    again = not_submitted_batch(tmp_path, results)
+    assert again.graded == [] and len(again.reports) == 2
+    assert_modes(results, 0o700, 0o600, top=0o755)
+
+
+def test_a_results_folder_the_grader_made_follows_the_option(tmp_path):
+    results = tmp_path / "results"
+    not_submitted_batch(tmp_path, results)
+    assert stat.S_IMODE(results.stat().st_mode) == 0o700
+    not_submitted_batch(tmp_path, results, group_readable=True)
+    assert_modes(results, 0o750, 0o640)
+
+
+@pytest.mark.parametrize("name", GRADERS_NAMES)
+def test_no_student_takes_the_name_of_a_graders_file(tmp_path, name):
+    """Every student's folder is in students/: a student called report.html, .grader-key,
+    .batch.json, students or grades.csv leaves the grader's own files beside it alone."""
+    from autograder.batch_report import PAGE, STUDENTS, write_report
+    from autograder.report import PAGE as REPORT_PAGE
+    from autograder.report import STUDENTS as REPORT_STUDENTS
+
+    assert (PAGE, STUDENTS) == (REPORT_PAGE, REPORT_STUDENTS)
+    results = tmp_path / "results"
+    write_student(report(name), results, **SOURCE)
+    write_student(report("alice"), results, **SOURCE)
+    assert student_dir(results, name).parent == results / "students"
+    assert read_student(results, name, "hypermines", **SOURCE) is not None
+    page, summary = write_report(results)
+    assert page.is_file() and sorted(s.student for s in summary.students) == sorted(["alice", name])
+    assert len(grader_key(results)) == 32
+    assert sorted(p.name for p in results.iterdir()) == sorted([KEY_FILE, "report.html", "students"])
+
+
+def test_a_link_in_place_of_the_students_folder_is_replaced(tmp_path):
+    results, outside = tmp_path / "results", tmp_path / "outside"
+    outside.mkdir()
+    results.mkdir()
+    (results / "students").symlink_to(outside)
+    write_student(report(), results, **SOURCE)
+    assert list(outside.iterdir()) == []
+    assert not (results / "students").is_symlink() and read_student(results, "alice", "hypermines", **SOURCE)
+
+
+def test_an_older_results_folder_is_named_as_such(tmp_path):
+    """A results folder an older version wrote (<student>/ beside the grader's files) is not read:
+    it is graded again, and `autograder report` says so."""
+    from autograder.batch_report import read_batch
+
+    write_student(report(), tmp_path, **SOURCE)
+    (tmp_path / "students" / "alice").rename(tmp_path / "alice")
+    with pytest.raises(ValueError, match="an older version of the grader wrote it: grade again"):
+        read_batch(tmp_path)
+    assert read_student(tmp_path, "alice", "hypermines", **SOURCE) is None

@@ -9,19 +9,24 @@ UTF-8, things that are not notebooks at all. Each must become a ``Submission`` w
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import nbformat
 import pytest
 
+from autograder.assignments import get_assignment
 from autograder.batch import grade_batch
+from autograder.nofollow import LinkInPath, open_nofollow
 from autograder.notebook import notebook_code
-from autograder.students import discover
+from autograder.report import student_dir
+from autograder.students import Layout, discover, folder_name
 from autograder.submission import MAX_FILE_BYTES, Submission, read_submission
 
 
@@ -149,6 +154,151 @@ def test_a_link_given_as_an_argument_is_read_but_not_one_inside_a_folder(tmp_pat
     ((student, path),) = pairs(discover([tmp_path / "submitted"]))
     assert (student, path) == ("bo", tmp_path / "submitted" / "bo" / "lab.py")
     assert read_submission(student, path).problem == "lab.py is a symbolic link; hand in the file itself"
+    # A folder given as an argument may be a link too: it is read as the folder it leads to.
+    (tmp_path / "class").symlink_to(tmp_path / "submitted")
+    assert pairs(discover([tmp_path / "class"])) == [("bo", tmp_path / "submitted" / "bo" / "lab.py")]
+
+
+HYPERMINES = get_assignment("hypermines")
+#: Text only the instructor's notebook holds: never in what a student's grading read.
+SECRET = "only_in_the_instructor_notebook"
+
+
+def instructor_notebooks(tmp_path: Path) -> Path:
+    """A stand-in for the instructor's notebooks folder: the source notebook, which would be graded
+    (and earn full marks) if a link to the folder were followed."""
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    (folder / HYPERMINES.handed_in).write_bytes(notebook(GOOD_CELL, f"def {SECRET}():\n    return 1\n"))
+    (folder / "lab.py").write_text(f"def {SECRET}():\n    return 1\n")
+    return folder
+
+
+def assert_nothing_read(submission: Submission, problem: str) -> None:
+    assert submission.problem == problem
+    assert submission.source == "" and submission.sha256 == "" and submission.source_file == ""
+    assert submission.describe() == "No file was read."
+
+
+def test_a_student_folder_that_is_a_link_is_never_read_through(tmp_path):
+    notebooks = instructor_notebooks(tmp_path)
+    submitted = tmp_path / "submitted"
+    (submitted / "ann").mkdir(parents=True)
+    (submitted / "ann" / "lab.py").write_text(GOOD_CELL)
+    (submitted / "mallory").symlink_to(notebooks)
+    for layout in (Layout(), HYPERMINES.layout()):
+        found = {entry.student: entry for entry in discover([submitted], layout)}
+        assert sorted(found) == ["ann", "mallory"]
+        assert found["mallory"].file == submitted / "mallory" and found["mallory"].relative == "mallory"
+        linked = read_submission("mallory", found["mallory"].file)
+        assert_nothing_read(linked, "submitted/mallory is a symbolic link; hand in the folder itself")
+        assert read_submission("ann", found["ann"].file).source == GOOD_CELL
+
+
+def test_no_link_on_the_way_to_a_students_file_is_followed(tmp_path):
+    """A student folder, an assignment folder and a sub-folder that are links: each is named, and
+    nothing behind it is read."""
+    notebooks = instructor_notebooks(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "lab.py").write_text(f"def {SECRET}():\n    return 1\n")
+    course = tmp_path / "course"
+    submitted = course / "submitted"
+    (submitted / "ann" / "hypermines").mkdir(parents=True)
+    (course / "nbgrader_config.py").write_text("")
+    (submitted / "ann" / "hypermines" / HYPERMINES.handed_in).write_bytes(notebook(GOOD_CELL))
+    (submitted / "mallory").symlink_to(notebooks)
+    (submitted / "eve").mkdir()
+    (submitted / "eve" / "hypermines").symlink_to(elsewhere)
+    found = {entry.student: entry for entry in discover([course], HYPERMINES.layout())}
+    assert {s: e.file for s, e in found.items()} == {
+        "ann": submitted / "ann" / "hypermines" / HYPERMINES.handed_in,
+        "eve": submitted / "eve" / "hypermines",
+        "mallory": submitted / "mallory",
+    }
+    assert found["eve"].relative == "hypermines" and found["eve"].timestamp is None
+    assert_nothing_read(read_submission("eve", found["eve"].file),
+                        "eve/hypermines is a symbolic link; hand in the folder itself")
+    assert_nothing_read(read_submission("mallory", found["mallory"].file),
+                        "submitted/mallory is a symbolic link; hand in the folder itself")
+    assert read_submission("ann", found["ann"].file).problem is None
+
+    # A plain folder of students: a linked sub-folder is named when the student has no code of
+    # their own, and left alone beside code they handed in.
+    plain = tmp_path / "plain"
+    (plain / "frank").mkdir(parents=True)
+    (plain / "frank" / "work").symlink_to(elsewhere)
+    (plain / "gus").mkdir()
+    (plain / "gus" / "lab.py").write_text(GOOD_CELL)
+    (plain / "gus" / "old").symlink_to(elsewhere)
+    assert pairs(discover([plain])) == [("frank", plain / "frank" / "work"), ("gus", plain / "gus" / "lab.py")]
+    assert_nothing_read(read_submission("frank", plain / "frank" / "work"),
+                        "frank/work is a symbolic link; hand in the folder itself")
+
+
+def test_inside_a_course_even_an_argument_that_is_a_link_is_not_followed(tmp_path):
+    """``autograder grade course/submitted/*`` hands the grader every student's folder, links too:
+    everything in a course's submitted/ folder is the students', so not even an argument there is
+    followed."""
+    notebooks = instructor_notebooks(tmp_path)
+    course = tmp_path / "course"
+    submitted = course / "submitted"
+    (submitted / "ann" / "hypermines").mkdir(parents=True)
+    (course / "nbgrader_config.py").write_text("")
+    (submitted / "ann" / "hypermines" / HYPERMINES.handed_in).write_bytes(notebook(GOOD_CELL))
+    (submitted / "mallory").symlink_to(notebooks)
+    (submitted / "bo" / "hypermines").mkdir(parents=True)
+    (submitted / "bo" / "hypermines" / "lab.py").symlink_to(notebooks / "lab.py")
+    (submitted / "dan").symlink_to(tmp_path / "nowhere")  # dangling: dan's problem, not the batch's
+    given = [*sorted(submitted.iterdir()), submitted / "bo" / "hypermines" / "lab.py"]
+    found = {entry.student: entry.file for entry in discover(given, HYPERMINES.layout())}
+    assert found == {"ann": submitted / "ann" / "hypermines" / HYPERMINES.handed_in,
+                     "bo": submitted / "bo" / "hypermines" / "lab.py", "dan": submitted / "dan",
+                     "mallory": submitted / "mallory"}
+    assert_nothing_read(read_submission("dan", found["dan"]), "submitted/dan is a symbolic link; hand in the folder itself")
+    assert read_submission("ann", found["ann"]).problem is None
+    assert_nothing_read(read_submission("bo", found["bo"]), "lab.py is a symbolic link; hand in the file itself")
+    assert_nothing_read(read_submission("mallory", found["mallory"]),
+                        "submitted/mallory is a symbolic link; hand in the folder itself")
+
+
+def test_a_folder_swapped_for_a_link_after_it_was_found_is_not_read(tmp_path):
+    notebooks = instructor_notebooks(tmp_path)
+    submitted = tmp_path / "submitted"
+    (submitted / "eve").mkdir(parents=True)
+    (submitted / "eve" / "lab.py").write_text(GOOD_CELL)
+    ((student, path),) = pairs(discover([submitted]))
+    assert path == submitted / "eve" / "lab.py"
+    (submitted / "eve" / "lab.py").unlink()
+    (submitted / "eve").rmdir()
+    (submitted / "eve").symlink_to(notebooks)  # notebooks/lab.py is there to be read through it
+    assert_nothing_read(read_submission(student, path), "submitted/eve is a symbolic link; hand in the folder itself")
+
+
+def test_open_nofollow_refuses_a_link_at_any_depth(tmp_path):
+    (tmp_path / "real" / "deep").mkdir(parents=True)
+    (tmp_path / "real" / "deep" / "f.py").write_text("x = 1\n")
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    os.close(open_nofollow(tmp_path / "real" / "deep" / "f.py"))
+    os.close(open_nofollow(tmp_path / "real" / "deep", directory=True))
+    for path in (tmp_path / "link" / "deep" / "f.py", tmp_path / "real" / "deep" / ".." / ".." / "link" / "deep",
+                 tmp_path / "link"):
+        with pytest.raises(LinkInPath) as caught:
+            os.close(open_nofollow(path, directory=path.suffix != ".py"))
+        assert caught.value.link == tmp_path / "link", path
+    with pytest.raises(FileNotFoundError):
+        open_nofollow(tmp_path / "real" / "missing.py")
+
+
+def test_a_course_whose_submitted_folder_is_a_link_is_refused(tmp_path):
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / "nbgrader_config.py").write_text("")
+    (tmp_path / "real").mkdir()
+    (course / "submitted").symlink_to(tmp_path / "real")
+    with pytest.raises(ValueError, match=r"course/submitted is a symbolic link, and the grader follows no link "
+                                         "below the folder it is given: give it the folder that link leads to"):
+        discover([course], HYPERMINES.layout())
 
 
 def test_bom_crlf_and_tabs_are_accepted(tmp_path):
@@ -299,22 +449,50 @@ def test_without_ipython_notebooks_get_a_clear_problem(tmp_path, monkeypatch):
 
 
 # ---------------------------------------------------------------------- unique student ids
-def test_ids_that_collide_as_folder_names_are_refused(tmp_path):
-    (tmp_path / "a b.py").write_text(GOOD_CELL)
-    (tmp_path / "a_b.py").write_text(GOOD_CELL)
-    with pytest.raises(ValueError) as caught:
-        discover([tmp_path / "a b.py", tmp_path / "a_b.py"])
-    message = str(caught.value)
-    assert "results folder 'a_b'" in message and str(tmp_path / "a b.py") in message
-    assert str(tmp_path / "a_b.py") in message
+def handed_in_id(student: str, name: str) -> str:
+    """The id a student whose name collides gets: its own, and a suffix made from the name handed in."""
+    return f"{student}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
 
 
-def test_ids_that_differ_only_in_case_are_refused(tmp_path):
-    for name in ("Ana", "ana"):
+def folder_keys(ids) -> set[str]:
+    """Results folder names as a file system that ignores case and normalisation sees them."""
+    return {unicodedata.normalize("NFC", unicodedata.normalize("NFC", folder_name(i)).casefold()) for i in ids}
+
+
+def test_ids_that_collide_as_folder_names_get_ids_of_their_own(tmp_path):
+    for name in ("a b.py", "a_b.py", "cy.py"):
+        (tmp_path / name).write_text(GOOD_CELL)
+    given = [tmp_path / "a b.py", tmp_path / "a_b.py", tmp_path / "cy.py"]
+    found = discover(given)
+    assert pairs(found) == [(handed_in_id("a b", "a b.py"), tmp_path / "a b.py"),
+                            (handed_in_id("a_b", "a_b.py"), tmp_path / "a_b.py"), ("cy", tmp_path / "cy.py")]
+    assert len(folder_keys(s for s, _ in pairs(found))) == 3
+    warning = found[0].warning
+    assert warning == found[1].warning and found[2].warning == ""
+    assert warning.startswith("2 submissions would share the results folder 'a_b' (their names are the same once "
+                              "characters that cannot be in a folder name become '_' and case is ignored); each is "
+                              "graded under an id of its own: ")
+    assert f"{tmp_path / 'a b.py'} as {found[0].student!r}" in warning
+    assert f"{tmp_path / 'a_b.py'} as {found[1].student!r}" in warning
+    assert pairs(discover(given)) == pairs(found), "the same submissions get the same ids"
+    assert sorted(pairs(discover(given[::-1]))) == sorted(pairs(found)), "whatever the order they are given in"
+
+
+def test_ids_that_differ_only_in_case_or_normalisation_get_ids_of_their_own(tmp_path):
+    names = ("Ana", "ana", "\u00c5sa", "\u212bsa", "bob")  # A with a ring, and the angstrom sign NFC makes it
+    for name in names:
         (tmp_path / "submitted" / name).mkdir(parents=True)
         (tmp_path / "submitted" / name / "lab.py").write_text(GOOD_CELL)
-    with pytest.raises(ValueError, match="share the results folder 'ana'"):
-        discover([tmp_path / "submitted"])
+    found = discover([tmp_path / "submitted"])
+    ids = {entry.origin.name: entry.student for entry in found}
+    assert ids == {name: name if name == "bob" else handed_in_id(name, name) for name in names}
+    assert len(folder_keys(ids.values())) == 5
+    assert {e.warning for e in found if e.student != "bob"} == {
+        next(e.warning for e in found if e.origin.name == "Ana"),
+        next(e.warning for e in found if e.origin.name == "\u00c5sa"),
+    }
+    assert all(str(tmp_path / "submitted" / name / "lab.py") in " ".join(e.warning for e in found)
+               for name in names if name != "bob")
 
 
 def test_the_same_file_given_twice_is_one_student(tmp_path):
@@ -322,18 +500,24 @@ def test_the_same_file_given_twice_is_one_student(tmp_path):
     assert pairs(discover([tmp_path / "ada.py", tmp_path / "ada.py", tmp_path])) == [("ada", tmp_path / "ada.py")]
 
 
-def test_the_command_shows_a_collision_before_grading(tmp_path):
+def test_the_command_grades_both_students_of_a_collision_and_says_so_once(tmp_path):
     (tmp_path / "subs").mkdir()
     (tmp_path / "subs" / "x y.py").write_text(GOOD_CELL)
     (tmp_path / "subs" / "x_y.ipynb").write_bytes(notebook(GOOD_CELL))
+    results = tmp_path / "results"
     done = subprocess.run([sys.executable, "-m", "autograder.cli", "grade", "--assignment", "hypermines",
                            str(tmp_path / "subs" / "x y.py"), str(tmp_path / "subs" / "x_y.ipynb"),
-                           "--results-dir", str(tmp_path / "results"), "--no-progress"],
+                           "--results-dir", str(results), "--no-progress", "-j", "1", "--seed", "1"],
                           cwd=REPO, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 2, done.stderr
-    assert "autograder: error: two submissions would share the results folder 'x_y'" in done.stderr
-    assert "x y.py" in done.stderr and "x_y.ipynb" in done.stderr
-    assert not (tmp_path / "results" / "x_y").exists()
+    assert done.returncode == 0, done.stdout + done.stderr
+    warnings = [line for line in done.stderr.splitlines() if line.startswith("autograder: warning: ")]
+    ids = handed_in_id("x y", "x y.py"), handed_in_id("x_y", "x_y.ipynb")
+    assert len(warnings) == 1 and "would share the results folder 'x_y'" in warnings[0], done.stderr
+    for student, name in zip(ids, ("x y.py", "x_y.ipynb")):
+        assert f"{tmp_path / 'subs' / name} as {student!r}" in warnings[0]
+        written = json.loads((student_dir(results, student) / "results.json").read_text())
+        assert written["score"] == 0 and written["extra_data"]["status"] == "graded", written
+    assert not student_dir(results, "x_y").exists()
 
 
 BROKEN_DIG = "class HyperMinesGame:\n    pass\n\ndef dig(game, coordinates:\n    pass\n"
@@ -355,12 +539,34 @@ def test_autograder_grade_names_the_line_of_a_syntax_error(tmp_path):
     for student, where, read in (
             ("pat", "SyntaxError in lab.py, line 4: '(' was never closed", "Read file lab.py;"),
             ("nia", "SyntaxError in cell 2, line 4: '(' was never closed", "Read notebook lab.ipynb;")):
-        feedback = (results / student / "feedback.txt").read_text()
+        feedback = (student_dir(results, student) / "feedback.txt").read_text()
         assert f"Score: 0 / 20\n\nYour submission could not be graded: {where}\n" in feedback, feedback
         assert f"{read} none of its code was run." in feedback and "cells used: none" not in feedback
-        assert f"{where}. {read}" in json.loads((results / student / "results.json").read_text())["output"]
+        assert f"{where}. {read}" in json.loads((student_dir(results, student) / "results.json").read_text())["output"]
         assert any(line.startswith(student) and where[:len("SyntaxError in cell 2")] in line
                    for line in done.stdout.splitlines()), done.stdout
+
+
+def test_on_gradescope_a_link_never_stands_in_for_the_code_beside_it(tmp_path):
+    """One student's upload: a link (in a repository, say) is passed over for the folder of code
+    beside it; an upload of a link alone is graded 0 naming it."""
+    from autograder.gradescope import run_on_platform
+
+    notebooks = instructor_notebooks(tmp_path)
+    upload = tmp_path / "submission"
+    (upload / "src").mkdir(parents=True)
+    (upload / "src" / "lab.py").write_text(BROKEN_DIG)  # a problem found on reading: no sandbox needed
+    (upload / "aaa").symlink_to(notebooks)
+    results = tmp_path / "results.json"
+    assert run_on_platform("hypermines", upload, results) == 0
+    written = json.loads(results.read_text())
+    assert written["score"] == 0 and "SyntaxError in lab.py, line 4" in written["output"], written["output"]
+    (upload / "src" / "lab.py").unlink()
+    (upload / "src").rmdir()
+    assert run_on_platform("hypermines", upload, results) == 0
+    written = json.loads(results.read_text())
+    assert written["score"] == 0 and "submission/aaa is a symbolic link; hand in the folder itself" in written["output"]
+    assert SECRET not in results.read_text()
 
 
 # ---------------------------------------------------------------------- through a real batch

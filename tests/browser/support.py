@@ -1,8 +1,10 @@
 """Helpers for the browser tests: a real JupyterLab on loopback, notebooks run cell by cell in Chromium.
 
 The server starts once per test session in a temporary folder with a token and is stopped at the
-end; every test writes its notebook into that folder, opens it in Chromium, runs its cells one by
-one and reads the Python side back by re-running a probe cell that prints JSON.
+end (the token reaches it through a file named in JUPYTER_TOKEN_FILE, never on its command line,
+which every user of the machine can read); every test writes its notebook into that folder, opens
+it in Chromium, runs its cells one by one and reads the Python side back by re-running a probe cell
+that prints JSON.
 Screenshots of each step go to test-artifacts/browser/. The session fixtures that start the
 server and the browser are in tests/conftest.py, shared by every folder that drives a browser.
 """
@@ -24,6 +26,7 @@ import nbformat
 import pytest
 
 from minesweeper_kit.shutdown import dies_with_this_process
+from minesweeper_kit.widgets.web import token_environment
 
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
@@ -56,13 +59,13 @@ class Lab:
             json.dumps({"fetchNews": "false", "checkForUpdates": False}))
         self.notebooks = root / "notebooks"
         self.notebooks.mkdir()
-        env = dict(os.environ, JUPYTER_CONFIG_DIR=str(root / ".config"),
-                   JUPYTER_RUNTIME_DIR=str(root / ".runtime"), PYTHONUNBUFFERED="1")
+        env = token_environment(dict(os.environ, JUPYTER_CONFIG_DIR=str(root / ".config"),
+                                     JUPYTER_RUNTIME_DIR=str(root / ".runtime"), PYTHONUNBUFFERED="1"),
+                                root, self.token)
         self.log = open(root / "lab.log", "w")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
-             f"--port={self.port}", f"--IdentityProvider.token={self.token}",
-             f"--ServerApp.root_dir={self.notebooks}",
+             f"--port={self.port}", f"--ServerApp.root_dir={self.notebooks}",
              f"--LabApp.user_settings_dir={settings}",
              f"--LabApp.workspaces_dir={root / '.workspaces'}",
              "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",

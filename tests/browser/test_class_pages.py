@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from autograder.batch_report import write_report
+from autograder.report import student_dir
 from minesweeper_kit.tournament import run_tournament
 
 from .support import ARTIFACTS
@@ -73,7 +74,7 @@ def test_tournament_page(page, tmp_path):
 
 
 def write_result(root: Path, student: str, passed: list[bool], seconds: float, problem: str | None = None) -> None:
-    folder = root / student
+    folder = student_dir(root, student)
     folder.mkdir(parents=True)
     names = ["A new game", "Dig a safe cell", "Render"]
     tests = [{"name": name, "score": 1.0 if ok else 0.0, "max_score": 1.0, "status": "passed" if ok else "failed",
@@ -107,8 +108,8 @@ def test_batch_report_page(page, tmp_path):
     assert "SyntaxError" in page.locator("table#load-failures").inner_text()
     # The feedback links are relative and open the student's file.
     link = page.locator("table#students a", has_text="feedback.txt").nth(1)
-    assert link.get_attribute("href") == "bo/feedback.txt"
+    assert link.get_attribute("href") == "students/bo/feedback.txt"
     link.click()
     page.wait_for_load_state("load")
-    assert page.url == (root / "bo" / "feedback.txt").as_uri()
+    assert page.url == (student_dir(root, "bo") / "feedback.txt").as_uri()
     assert "Feedback for bo" in page.locator("body").inner_text()

@@ -11,6 +11,7 @@ import os
 import secrets
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -19,6 +20,7 @@ import nbformat
 import pytest
 
 from minesweeper_kit.shutdown import dies_with_this_process
+from minesweeper_kit.widgets.web import token_environment
 
 from .support import Notebook, _free_port, act, board_locator
 
@@ -26,6 +28,7 @@ pytestmark = pytest.mark.browser
 
 CELLS = ["""\
 import json
+import tempfile
 from minesweeper_kit.widgets import Board
 board = Board((9, 9), 10, seed=3)
 board""", """\
@@ -47,8 +50,9 @@ class NotebookServer:
         env = dict(os.environ, JUPYTER_CONFIG_DIR=str(root / ".config"), JUPYTER_RUNTIME_DIR=str(root / ".runtime"))
         self.process = subprocess.Popen(
             [sys.executable, "-m", "notebook", "--no-browser", "--ip=127.0.0.1", f"--port={self.port}",
-             f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={self.root}", "--allow-root"],
-            stdout=self.log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+             f"--ServerApp.root_dir={self.root}", "--allow-root"],
+            stdout=self.log, stderr=subprocess.STDOUT, env=token_environment(env, tempfile.mkdtemp(dir=root), self.token),
+            start_new_session=True,
             preexec_fn=dies_with_this_process())  # as the session's JupyterLab (support.Lab)
         try:
             self._wait_ready(root)

@@ -84,7 +84,7 @@ def test_the_students_table_sorts_by_the_clicked_column(page, tmp_path):
     assert column(page, "students", students) == ["dan", "cy", "Bo", "ada"]
     # The feedback links still open the student's file after a sort.
     link = page.locator("table#students a", has_text="feedback.txt").first
-    assert link.get_attribute("href") == "dan/feedback.txt"
+    assert link.get_attribute("href") == "students/dan/feedback.txt"
 
 
 def test_the_class_table_sorts_by_an_assignment_and_by_the_total(page, tmp_path):

@@ -24,7 +24,7 @@ def test_play_web_serves_a_board_page_and_stops_on_interrupt(page):
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         line = process.stdout.readline()
-        match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/\S*", line)
         assert match, f"mines play --web did not print its address: {line!r}"
         url, port = match.group(0), int(match.group(1))
         page.goto(url)

@@ -15,6 +15,8 @@ import sys
 import nbformat
 import pytest
 from nbgrader.api import Gradebook
+
+from autograder.report import student_dir
 from notebook_tools import (COMPLETE, GRADED, HIDDEN_TESTS, NOTEBOOKS, REPO, exercises, is_visible_test,
                             nbgrader_meta, visible_tests_after)
 
@@ -72,7 +74,7 @@ def test_autograder_and_nbgrader_agree(course, autograded, name, tmp_path):
     assert done.returncode == 0, f"autograder grade failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     expected = nbgrader_scores(course, assignment, students)
     for student in students:
-        report = json.loads((results / student / "results.json").read_text())
+        report = json.loads((student_dir(results, student) / "results.json").read_text())
         official = sum(test.get("score", 0) for test in report["tests"])
         possible = sum(test.get("max_score", 0) for test in report["tests"])
         score, max_score = expected[student]

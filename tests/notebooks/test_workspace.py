@@ -12,6 +12,7 @@ import secrets
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -20,7 +21,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder.report import student_dir
 from minesweeper_kit.workspace import build_workspace
+from minesweeper_kit.widgets.web import token_environment
 from notebook_tools import ASSIGNMENTS, GRADED, NOTEBOOKS, REPO, is_visible_test, nbgrader_meta
 
 SOLUTION_REGION = re.compile(r"^[ \t]*### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION[ \t]*\n?", re.S | re.M)
@@ -46,9 +49,10 @@ class LabProcess:
         self.url = f"http://127.0.0.1:{self.port}"
         self.process = subprocess.Popen(
             [sys.executable, "-m", "minesweeper_kit.cli", "lab", "--workspace", str(workspace), "--no-browser",
-             f"--ServerApp.port={self.port}", "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={self.token}"],
+             f"--ServerApp.port={self.port}", "--ServerApp.ip=127.0.0.1"],
             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
-            env={**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime), "JUPYTER_CONFIG_DIR": str(runtime / "config")})
+            env=token_environment({**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime),
+                                   "JUPYTER_CONFIG_DIR": str(runtime / "config")}, tempfile.mkdtemp(dir=runtime), self.token))
 
     def api(self, path: str):
         return get(f"{self.url}{path}?token={self.token}")
@@ -323,7 +327,7 @@ def test_validate_and_the_grade_agree_on_a_misread_rule(workspace, tmp_path, mis
          "--results-dir", str(tmp_path / "results"), "--no-progress", str(folder / name)],
         cwd=REPO, capture_output=True, text=True, timeout=900)
     assert graded.returncode == 0, graded.stdout[-2000:] + graded.stderr[-2000:]
-    report = json.loads((tmp_path / "results" / misreading / "results.json").read_text())
+    report = json.loads((student_dir(tmp_path / "results", misreading) / "results.json").read_text())
     lost = {t["name"]: t["max_score"] - t["score"] for t in report["tests"] if t["score"] < t["max_score"]}
     visible = next(c for c in student.cells if c.id == "test_VisibleField_marks_and_end")
     assert set(lost) <= {FAMILY}, f"the grade took points elsewhere: {lost}"

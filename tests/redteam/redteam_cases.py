@@ -104,6 +104,7 @@ class Case:
     outcome_in: str = "problem"           #: "problem", "stdout", or "report" (the check gets the GradeReport)
     kind: str = "submission"              #: "submission", "folder" (made by the harness), "notebook"
     note: str = ""
+    status: str = "graded"                #: "graded", or "not submitted" (then ``problem`` matches the reason)
 
     def text(self, values: dict[str, str], reference: str) -> bytes:
         if isinstance(self.attack, bytes):
@@ -152,7 +153,7 @@ _secrets = {
     'suite': '$suite', 'suite_copy': '$suite_copy', 'reference': '$reference',
     'reference_copy': '$reference_copy', 'notebook': '$notebook', 'originals': '$originals',
     'git_config': '$checkout/.git/config', 'git_head': '$checkout/.git/HEAD',
-    'grader_key': '$results/.grader-key', 'honest_results': '$results/02-honest/results.json',
+    'grader_key': '$results/.grader-key', 'honest_results': '$results/students/02-honest/results.json',
     'honest_source': '$submitted/02-honest/lab.py', 'shadow': '/etc/shadow',
     'root_history': '/root/.bash_history', 'home': '$home/.profile',
 }
@@ -835,16 +836,11 @@ if _os.fork() == 0:
     _os._exit(0)
 _os.close(_writer)
 _report(_json.loads(_os.read(_reader, 65536)))
-''', problem=loaded_problem(), outcome={
-        # A user namespace of its own (any unprivileged process may make one on this kernel) gives it
-        # capabilities over nothing but its own new mounts: every file it could use is the host root's.
-        "root": {"unshare": "ok", "mount_cgroup_v1": "ok", "release_agent": "PermissionError:EACCES",
-                 "notify_on_release": "PermissionError:EACCES", "new_cgroup_v1": "PermissionError:EACCES",
-                 "raise_memory_limit": "PermissionError:EACCES", "umount_runtime": "EINVAL",
-                 "remount_runtime_rw": "EPERM", "write_runtime": "OSError:EROFS", "mount_cgroup_v2": "ok",
-                 "join_root_cgroup": "PermissionError:EACCES", "nested_userns": "EPERM", "forks_within_limit": True},
-        "user": {"unshare": "ENOSPC"}},
-         note="grading as root the child may make a user namespace of its own; nothing in it reaches further"),
+''', problem=loaded_problem(),
+         # The sandbox's seccomp filter refuses a new user namespace in both modes, so nothing after
+         # the unshare runs; were it ever let through, the report would name every step it reached.
+         outcome={"unshare": "EPERM"},
+         note="no user namespace, grading as root or as an ordinary user: the seccomp filter refuses it"),
 ]
 
 
@@ -996,8 +992,10 @@ FOLDER_CASES = [
     Case("link_to_the_reference", b"", kind="link-file",
          problem=r"lab\.py is a symbolic link; hand in the file itself"),
     Case("linked_folder_holding_the_reference", b"", kind="link-folder",
-         problem=r"no \.py or \.ipynb file was found in the submission"),
-    Case("fifo_instead_of_a_file", b"", kind="fifo", problem=r"no \.py or \.ipynb file was found in the submission"),
+         problem=r"linked_folder_holding_the_reference/sub is a symbolic link; hand in the folder itself"),
+    # A FIFO is not a file: nothing was handed in.
+    Case("fifo_instead_of_a_file", b"", kind="fifo", status="not submitted",
+         problem=r"nothing was submitted: no \.py or \.ipynb file was found"),
 ]
 
 #: A student folder whose name tries to pass for grader lines and a spreadsheet formula.

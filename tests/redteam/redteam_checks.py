@@ -47,6 +47,12 @@ def check_case(run: Run, case: cases.Case) -> None:
     assert student in run.reports, f"no result for {student!r}; graded: {sorted(run.reports)}"
     report = run.reports[student]
     assert report.internal_errors == [], report.internal_errors[0][-3000:]
+    assert report.status == case.status, (report.status, report.submission)
+    if case.status == "not submitted":  # no score, no tests: only the reason, said to the student
+        assert report.score is None and report.tests == [], report
+        assert re.fullmatch(case.problem or "", report.submission, re.S), report.submission
+        assert "score" not in run.results_json(student)
+        return
     passed = {t.id for t in report.tests if t.status == "passed"}
     expected = {t.id for t in report.tests} if case.passes == {"*"} else set(case.passes)
     assert passed == expected, [(t.id, t.output[:300]) for t in report.tests]

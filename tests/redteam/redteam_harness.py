@@ -30,7 +30,7 @@ from pathlib import Path
 
 from autograder.assignments import get_assignment, instructor_dir, notebooks_dir, originals_dir
 from autograder.grading import GradeReport
-from autograder.students import folder_name
+from autograder.report import student_dir
 
 import redteam_cases as cases
 from unprivileged import unprivileged_prefix
@@ -367,10 +367,10 @@ class Run:
     seconds: float = 0.0
 
     def feedback(self, student: str) -> str:
-        return (self.results / folder_name(student) / "feedback.txt").read_text(encoding="utf-8")
+        return (student_dir(self.results, student) / "feedback.txt").read_text(encoding="utf-8")
 
     def results_json(self, student: str) -> dict:
-        return json.loads((self.results / folder_name(student) / "results.json").read_text(encoding="utf-8"))
+        return json.loads((student_dir(self.results, student) / "results.json").read_text(encoding="utf-8"))
 
 
 def build_submissions(stage: Stage, mode: str, assignment: str, battery: list[cases.Case], folder: Path,
@@ -406,7 +406,7 @@ def _readable(path: Path) -> None:
 
 def _reports_on_disk(results: Path) -> dict[str, GradeReport]:
     reports = {}
-    for record in results.glob("*/.report.json"):
+    for record in results.glob("students/*/.report.json"):
         report = GradeReport.from_dict(json.loads(record.read_text(encoding="utf-8")))
         reports[report.student] = report
     return reports
@@ -525,7 +525,7 @@ class Resumed:
 def _forge(results: Path, honest: str, student: str, owner: int | None) -> None:
     """Leave a forged full-marks record for ``student``: the honest student's signed files,
     relabelled (the MAC then no longer matches) or copied as they are (a replay)."""
-    source, target = results / honest, results / student
+    source, target = student_dir(results, honest), student_dir(results, student)
     target.mkdir(exist_ok=True)
     for name in ("results.json", "feedback.txt", ".report.json", "grader.json"):
         data = (source / name).read_text(encoding="utf-8")
@@ -572,7 +572,7 @@ def run_resumed(stage: Stage, first: dict[str, Run]) -> dict[str, Resumed]:
 
 # ---------------------------------------------------------------------------- colliding names
 def run_collision(stage: Stage, mode: str, names: tuple[str, str]) -> tuple[str, Path]:
-    """Grade two files whose students would share a results folder; the error said, if any."""
+    """Grade two files whose students would share a results folder; the error, if the batch failed."""
     folder = stage.base / f"collide-{mode}-{secrets.token_hex(3)}"
     (folder / "submitted").mkdir(parents=True)
     for name in names:
@@ -588,7 +588,7 @@ def run_collision(stage: Stage, mode: str, names: tuple[str, str]) -> tuple[str,
         return "", results
     process = start_user_grading(stage, "hypermines", files, results)
     output, error = process.communicate(timeout=600)
-    return (error if process.returncode == 2 else f"exit {process.returncode}: {output[-500:]}"), results
+    return ("" if process.returncode == 0 else f"exit {process.returncode}: {error[-500:]}"), results
 
 
 def plain_pytest_imports_the_plant(stage: Stage) -> list[str]:
