@@ -52,7 +52,8 @@ class LabProcess:
              f"--ServerApp.port={self.port}", "--ServerApp.ip=127.0.0.1"],
             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
             env=token_environment({**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime),
-                                   "JUPYTER_CONFIG_DIR": str(runtime / "config")}, tempfile.mkdtemp(dir=runtime), self.token))
+                                   "JUPYTER_CONFIG_DIR": str(runtime / "config")}, tempfile.mkdtemp(dir=runtime.parent),
+                                  self.token))
 
     def api(self, path: str):
         return get(f"{self.url}{path}?token={self.token}")
