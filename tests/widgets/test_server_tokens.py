@@ -8,6 +8,7 @@ and of every process it starts (its kernels)."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import http.client
 import json
@@ -107,7 +108,10 @@ def _websocket_status(url: str) -> int:
         connection.close()
         return 101
 
-    return asyncio.run(attempt())
+    # in a thread of its own: a test before this one in the same worker may have left an event loop
+    # running in this thread (Playwright's sync API does), where asyncio.run refuses to start
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(attempt())).result()
 
 
 def _stop(process: subprocess.Popen, number: int = signal.SIGINT) -> int | None:
