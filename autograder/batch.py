@@ -315,6 +315,7 @@ def grade_batch(
     settings: dict | None = None,
     isolation: str = "bwrap",
     course: Course | None = None,
+    warn: Callable[[str], None] | None = None,
     group_readable: bool = False,
 ) -> BatchResult:
     """Grade every submission under ``paths`` and write results, feedback and the gradebook.
@@ -329,7 +330,8 @@ def grade_batch(
     Ctrl+C or SIGTERM raises :class:`BatchInterrupted` once the finished results and the CSV of
     them are written. What is written is its owner's only (folders 0700, files 0600, the results
     folder too when made here); ``group_readable`` makes it 0750 and 0640, results kept from an
-    earlier run included."""
+    earlier run included. ``warn`` is told, before grading, of each group of students whose names
+    collide (each is graded under an id of its own)."""
     course_settings = (course or Course(None, {})).settings(assignment_id)
     assignment = apply_settings(get_assignment(assignment_id), course_settings)
     results_dir = Path(results_dir)
@@ -337,6 +339,9 @@ def grade_batch(
     set_modes(results_dir, group_readable=group_readable)
     paths = [Path(p) for p in paths]
     found = discover(paths, assignment.layout())  # ValueError before anything is graded
+    for warning in dict.fromkeys(entry.warning for entry in found if entry.warning):  # each collision once
+        if warn is not None:
+            warn(warning)
     grader_key(results_dir)  # an unusable key stops the batch now, not after grading
     seed = _batch_seed(results_dir, assignment, seed, course_settings, force, results_modes(group_readable)[1])
     reports, skipped, todo = _kept_and_todo(

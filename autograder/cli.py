@@ -280,14 +280,10 @@ def _add_report(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 def _grade(args: argparse.Namespace) -> int:
     from .batch import BatchInterrupted, grade_batch
     from .report import summary_table
-    from .students import discover
 
     if args.jobs < 1:
         raise ValueError(f"-j must be at least 1, got {args.jobs}")
     course = _course(args)
-    found = discover(args.submissions, course.assignment(args.assignment).layout())
-    for warning in dict.fromkeys(entry.warning for entry in found if entry.warning):  # each collision once
-        print(f"autograder: warning: {warning}", file=sys.stderr)
     try:
         result = grade_batch(
             args.assignment,
@@ -306,6 +302,7 @@ def _grade(args: argparse.Namespace) -> int:
             isolation=args.isolation,
             course=course,
             group_readable=args.group_readable,
+            warn=lambda warning: print(f"autograder: warning: {warning}", file=sys.stderr),
         )
     except BatchInterrupted as stop:
         what = "SIGTERM" if stop.signal_number == signal.SIGTERM else "SIGINT (Ctrl+C)"

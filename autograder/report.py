@@ -434,6 +434,14 @@ def grader_key(results_dir: Path, *, group_readable: bool = False) -> bytes:
     return key
 
 
+def _set_files_mode(folder: int, mode: int, keep: str = "") -> None:
+    """Give every plain file of ``folder`` but ``keep`` exactly ``mode`` (see :func:`_set_file_mode`)."""
+    with os.scandir(folder) as entries:
+        names = [e.name for e in entries if e.name != keep and e.is_file(follow_symlinks=False)]
+    for name in names:
+        _set_file_mode(folder, name, mode)
+
+
 def _set_file_mode(folder: int, name: str, mode: int) -> None:
     """Give the plain file ``name`` of ``folder`` exactly ``mode``; a link, a missing file or
     anything else is left as it is."""
@@ -470,10 +478,7 @@ def set_modes(results_dir: Path, *, group_readable: bool = False) -> None:
     try:
         if stat.S_IMODE(os.fstat(results).st_mode) in (PRIVATE_MODES[0], GROUP_MODES[0]):
             _set_mode(results, folder_mode)
-        with os.scandir(results) as entries:
-            files = [e.name for e in entries if e.name != KEY_FILE and e.is_file(follow_symlinks=False)]
-        for name in files:
-            _set_file_mode(results, name, file_mode)
+        _set_files_mode(results, file_mode, keep=KEY_FILE)
         students = _open_subdir(results, STUDENTS, create=False)
         if students is None:
             return
@@ -487,10 +492,7 @@ def set_modes(results_dir: Path, *, group_readable: bool = False) -> None:
                     continue
                 try:
                     _set_mode(folder, folder_mode)
-                    with os.scandir(folder) as entries:
-                        files = [e.name for e in entries if e.is_file(follow_symlinks=False)]
-                    for file in files:
-                        _set_file_mode(folder, file, file_mode)
+                    _set_files_mode(folder, file_mode)
                 finally:
                     os.close(folder)
         finally:

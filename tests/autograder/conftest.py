@@ -15,7 +15,7 @@ if os.environ.get("PYTEST_XDIST_WORKER") or "MINESWEEPER_SANDBOX_TAG" not in os.
     os.environ["MINESWEEPER_SANDBOX_TAG"] = f"tests-{os.getpid()}"
 
 from autograder.assignments import instructor_dir
-from grader_testkit import sandbox_processes
+from grader_testkit import path_without_bwrap, sandbox_processes
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -28,18 +28,8 @@ def reference_source() -> str:
 
 @pytest.fixture
 def no_bwrap_path(tmp_path) -> str:
-    """A PATH on which every program this machine has is found except bwrap: how the tests
-    show a machine without bubblewrap."""
-    folder = tmp_path / "bin"
-    folder.mkdir()
-    for directory in os.environ.get("PATH", "").split(os.pathsep):
-        if not os.path.isdir(directory):
-            continue
-        for name in os.listdir(directory):
-            target = os.path.join(directory, name)
-            if name != "bwrap" and not (folder / name).exists() and os.access(target, os.X_OK):
-                (folder / name).symlink_to(target)
-    return str(folder)
+    """A PATH on which every program this machine has is found except bwrap."""
+    return path_without_bwrap(tmp_path / "bin")
 
 
 @pytest.fixture

@@ -52,3 +52,17 @@ def survivors_after(before: set[str], wait: float = 5.0) -> list[str]:
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.1)
+
+
+def path_without_bwrap(folder: Path) -> str:
+    """A PATH (one folder of links) on which every program of this machine is found except bwrap:
+    how the tests show a machine without bubblewrap."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for directory in os.environ.get("PATH", "").split(os.pathsep):
+        if not os.path.isdir(directory):
+            continue
+        for name in os.listdir(directory):
+            target = os.path.join(directory, name)
+            if name != "bwrap" and not (folder / name).exists() and os.access(target, os.X_OK):
+                (folder / name).symlink_to(target)
+    return str(folder)

@@ -28,6 +28,7 @@ from autograder.batch import grade_batch
 from autograder.check import reference_submission
 from autograder.report import student_dir
 from autograder.scaleout import machine_facts, worker_problems
+from grader_testkit import path_without_bwrap
 
 AUTOGRADER = str(Path(sys.executable).parent / "autograder")
 SEED = 5
@@ -64,20 +65,6 @@ def kept_environment():
     finally:
         os.environ.clear()
         os.environ.update(saved)
-
-
-def path_without_bwrap(folder: Path) -> str:
-    """A PATH on which every program of this machine is found except bwrap (as the no_bwrap_path
-    fixture of conftest.py, for a module-wide cluster)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for directory in os.environ.get("PATH", "").split(os.pathsep):
-        if not os.path.isdir(directory):
-            continue
-        for name in os.listdir(directory):
-            target = os.path.join(directory, name)
-            if name != "bwrap" and not (folder / name).exists() and os.access(target, os.X_OK):
-                (folder / name).symlink_to(target)
-    return str(folder)
 
 
 @pytest.fixture(scope="module")

@@ -215,3 +215,20 @@ def click_cell(board, row: int, col: int, button: str = "left") -> None:
 
 __all__ = ["Lab", "Notebook", "act", "board_locator", "click_cell", "version",
            "wait_update_after"]
+
+
+def open_page(page, path: Path) -> tuple[list[str], list[str]]:
+    """Open a page from its file; return the console errors and every address it requested."""
+    errors: list[str] = []
+    requests: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(path.as_uri())
+    page.wait_for_load_state("load")
+    return errors, requests
+
+
+def assert_offline(requests: list[str], path: Path) -> None:
+    others = [url for url in requests if url != path.as_uri() and not url.startswith("data:")]
+    assert others == [], f"the page asked for more than itself: {others}"

@@ -16,28 +16,11 @@ from autograder.batch_report import write_report
 from autograder.report import student_dir
 from minesweeper_kit.tournament import run_tournament
 
-from .support import ARTIFACTS
+from .support import ARTIFACTS, assert_offline, open_page
 
 pytestmark = pytest.mark.browser
 
 BOTS = Path(__file__).resolve().parents[1] / "bots" / "data" / "tournament"
-
-
-def open_page(page, path: Path) -> tuple[list[str], list[str]]:
-    """Open a page from its file; return the console errors and every address it requested."""
-    errors: list[str] = []
-    requests: list[str] = []
-    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("request", lambda request: requests.append(request.url))
-    page.goto(path.as_uri())
-    page.wait_for_load_state("load")
-    return errors, requests
-
-
-def assert_offline(requests: list[str], path: Path) -> None:
-    others = [url for url in requests if url != path.as_uri() and not url.startswith("data:")]
-    assert others == [], f"the page asked for more than itself: {others}"
 
 
 def visible_plots(page, selector: str) -> int:

@@ -6,14 +6,14 @@ recorded: the sort script is inline and asks for nothing.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from autograder.batch_report import write_class_report, write_report
 from autograder.grading import GradeReport
 from autograder.grading import TestOutcome as Outcome
 from autograder.report import write_student
+
+from .support import assert_offline, open_page
 
 pytestmark = pytest.mark.browser
 
@@ -33,17 +33,6 @@ def missing(student: str, assignment: str = "hypermines") -> GradeReport:
     return GradeReport(student, assignment, None, 10.0, 0.0, 7, status="not submitted")
 
 
-def open_page(page, path: Path) -> tuple[list[str], list[str]]:
-    errors: list[str] = []
-    requests: list[str] = []
-    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("request", lambda request: requests.append(request.url))
-    page.goto(path.as_uri())
-    page.wait_for_load_state("load")
-    return errors, [url for url in requests if url != path.as_uri() and not url.startswith("data:")]
-
-
 def column(page, table: str, index: int) -> list[str]:
     cells = page.locator(f"table#{table} tbody tr td:nth-child({index + 1})")
     return [cells.nth(i).inner_text().strip() for i in range(cells.count())]
@@ -61,8 +50,9 @@ def test_the_students_table_sorts_by_the_clicked_column(page, tmp_path):
                    missing("dan")):
         write_student(report, root)
     path, _ = write_report(root)
-    errors, others = open_page(page, path)
-    assert errors == [] and others == []
+    errors, requests = open_page(page, path)
+    assert errors == []
+    assert_offline(requests, path)
     students = 0
     assert column(page, "students", students) == ["ada", "Bo", "cy", "dan"]
     click_header(page, "students", "score")  # numerically, up; no score last
@@ -95,8 +85,9 @@ def test_the_class_table_sorts_by_an_assignment_and_by_the_total(page, tmp_path)
                    graded("cy", [True, True, False], "flood-fill")):
         write_student(report, second)
     path, _ = write_class_report([first, second])
-    errors, others = open_page(page, path)
-    assert errors == [] and others == []
+    errors, requests = open_page(page, path)
+    assert errors == []
+    assert_offline(requests, path)
     assert column(page, "class", 0) == ["ada", "bo", "cy"]
     click_header(page, "class", "hypermines")
     assert column(page, "class", 0) == ["ada", "bo", "cy"]  # 2, 10, not submitted (last)
