@@ -429,6 +429,8 @@ def finish_report(report: GradeReport, assignment: Assignment, found: Found | No
     points on the course's scale, the tests' visibility, and lateness with its penalty."""
     if found is not None:
         report.file = found.relative
+        if found.origin.name != report.student:
+            report.handed_in_as = found.origin.name
         if found.note and found.note not in report.notes:
             report.notes.append(found.note)
     if assignment.points is not None and report.max_score > 0:

@@ -194,29 +194,30 @@ def record_in_gradebook(
             points = float(cell.max_score)
             summary.notebook, summary.points = cell.notebook.name, points
             for report in reports:
+                student = report.handed_in_as or report.student  # nbgrader's id: the folder's name
                 if report.status == NOT_SUBMITTED:
-                    summary.not_submitted.append(report.student)
+                    summary.not_submitted.append(student)
                     continue
                 if report.status != GRADED or report.score is None:
-                    summary.not_graded.append(report.student)
+                    summary.not_graded.append(student)
                     continue
                 try:
-                    grade = gradebook.find_grade(HIDDEN_TESTS_CELL, cell.notebook.name, assignment_name, report.student)
+                    grade = gradebook.find_grade(HIDDEN_TESTS_CELL, cell.notebook.name, assignment_name, student)
                 except MissingEntry:
-                    summary.unknown.append(report.student)
+                    summary.unknown.append(student)
                     continue
                 score = scaled_score(report, points)
                 changed = grade.auto_score is None or abs(grade.auto_score - score) > 1e-9
                 grade.auto_score = score
                 if grade.manual_score is not None:
-                    summary.manual_kept.append(report.student)
+                    summary.manual_kept.append(student)
                     if changed:  # as nbgrader's autograde does: a changed auto score under a manual one is reviewed
                         grade.needs_manual_grade = True
                 else:
                     grade.needs_manual_grade = False
-                summary.recorded.append(report.student)
-                path = course.autograded(report.student, assignment_name) / f"{cell.notebook.name}.ipynb"
-                feedback.append((report.student, path, _cell_feedback(report, score, points)))
+                summary.recorded.append(student)
+                path = course.autograded(student, assignment_name) / f"{cell.notebook.name}.ipynb"
+                feedback.append((student, path, _cell_feedback(report, score, points)))
             gradebook.db.commit()
     except SQLAlchemyError as error:
         summary.problem = f"the gradebook {course.db_url} could not be updated: {' '.join(str(error).split())[:500]}"

@@ -97,6 +97,9 @@ class GradeReport:
     submitted_at: str | None = None  #: when it was handed in (nbgrader's timestamp.txt), ISO 8601
     late_by: float = 0.0  #: seconds after the due date; 0 when on time or the course sets none
     penalty: float = 0.0  #: points the late policy took off ``score`` (already subtracted)
+    #: the name of the student's folder as handed in, when the id differs from it (two names that
+    #: collide get suffixed ids): nbgrader's gradebook knows the student by this name
+    handed_in_as: str = ""
 
     @property
     def graded(self) -> bool:

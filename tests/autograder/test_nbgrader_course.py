@@ -41,7 +41,9 @@ NBGRADER = Path(sys.executable).parent / "nbgrader"
 KIT_ID = "make-board"
 ASSIGNMENT = "ps2-boards"  #: the course's name of the assignment
 NOTEBOOK = "02-make-board"
-CORRECT, BUGGY, HAND_GRADED = "ada", "bo", "cy"
+#: The correct and the buggy student's nbgrader ids differ only in case: the kit grades them under ids
+#: of their own (suffixed), and records each under its nbgrader id.
+CORRECT, BUGGY, HAND_GRADED = "ada", "Ada", "cy"
 BUG = next(m for m in MUTANTS if m.name == "make_board_one_short")
 #: The manual grades the instructor gives in formgrader: cy's hidden tests, and one visible test of bo.
 MANUAL_HIDDEN = 5.5
@@ -77,7 +79,9 @@ def grade_with_kit(course: Path, work: Path) -> dict[str, GradeReport]:
     assert f"course settings from {course / 'course.toml'}" in done.stderr
     assert f"hidden tests recorded for 3 student(s) in {ASSIGNMENT}/{NOTEBOOK}" in done.stdout, done.stdout
     reports = [GradeReport.from_dict(json.loads(path.read_text())) for path in results.glob("students/*/.report.json")]
-    return {report.student: report for report in reports}
+    assert "would share the results folder" in done.stderr, done.stderr[-3000:]
+    assert all(r.student != r.handed_in_as for r in reports if r.handed_in_as)
+    return {report.handed_in_as or report.student: report for report in reports}
 
 
 def meta(cell) -> dict:
@@ -199,7 +203,8 @@ def test_nbgrader_autograde_scores_the_hidden_cell_0(nbgrader_course):
 
 def test_the_kit_scores_are_recorded_scaled_to_the_cell(nbgrader_course):
     course, reports = nbgrader_course, nbgrader_course.reports
-    assert sorted(course.first.recorded) == [CORRECT, BUGGY, HAND_GRADED], course.first.lines()
+    assert sorted(course.first.recorded) == sorted([CORRECT, BUGGY, HAND_GRADED]), course.first.lines()
+    assert {reports[CORRECT].student, reports[BUGGY].student}.isdisjoint({CORRECT, BUGGY}), "ids of their own"
     assert course.first.complete and not course.first.manual_kept, course.first.lines()
     assert reports[CORRECT].score == reports[CORRECT].max_score
     assert 0 < reports[BUGGY].score < reports[BUGGY].max_score, feedback_text(reports[BUGGY])
@@ -236,7 +241,7 @@ def test_nbgrader_export_totals_visible_hidden_and_manual(nbgrader_course):
     nbgrader(course.root, "export")
     with open(course.root / "grades.csv", newline="") as file:
         rows = {row["student_id"]: row for row in csv.DictReader(file) if row["assignment"] == ASSIGNMENT}
-    assert sorted(rows) == [CORRECT, BUGGY, HAND_GRADED]
+    assert sorted(rows) == sorted([CORRECT, BUGGY, HAND_GRADED])
     for student, row in rows.items():
         visible = dict(course.visible[student])
         if student == BUGGY:
