@@ -7,9 +7,11 @@ install or a course checkout) or through ``AUTOGRADER_INSTRUCTOR_DIR``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +26,8 @@ __all__ = [
     "get_assignment",
     "instructor_dir",
     "originals_dir",
+    "originals_from",
+    "ORIGINALS_VARIABLE",
     "ORIGINALS_PARTS",
     "notebooks_dir",
     "InstructorMaterialMissing",
@@ -53,11 +57,33 @@ def instructor_dir() -> Path:
     return path
 
 
+#: Names the folder of original data to use instead of the kit's copy (``--originals``).
+ORIGINALS_VARIABLE = "AUTOGRADER_ORIGINALS"
+
+
+@contextlib.contextmanager
+def originals_from(path: str | None) -> Iterator[None]:
+    """Grade with the original data at ``path`` (the controller's ``--originals``, carried to a dask
+    worker in the job) for the block; None leaves the process's own setting alone."""
+    if not path:
+        yield
+        return
+    before = os.environ.get(ORIGINALS_VARIABLE)
+    os.environ[ORIGINALS_VARIABLE] = path
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(ORIGINALS_VARIABLE, None)
+        else:
+            os.environ[ORIGINALS_VARIABLE] = before
+
+
 def originals_dir() -> Path:
     """The original assignments' test data the hidden suites compare with: the folder named by
     ``AUTOGRADER_ORIGINALS`` when an instructor sets it, else ``data/originals`` in the instructor
     folder, where the kit ships its own copy (see its README for where each file came from)."""
-    override = os.environ.get("AUTOGRADER_ORIGINALS")
+    override = os.environ.get(ORIGINALS_VARIABLE)
     if override:
         path, source = Path(override), "AUTOGRADER_ORIGINALS"
     else:

@@ -33,7 +33,7 @@ from tqdm import tqdm
 
 from minesweeper_kit.shutdown import Terminated, exit_status
 
-from .assignments import Assignment, get_assignment
+from .assignments import ORIGINALS_VARIABLE, Assignment, get_assignment, originals_from
 from .course import Course, apply_settings
 from .grading import (
     GradeReport,
@@ -83,6 +83,11 @@ class BatchInterrupted(KeyboardInterrupt):
 
 def grade_job(job: dict) -> dict:
     """Grade one submission given as plain data; never raises (a failure becomes a report)."""
+    with originals_from(job.get("originals")):
+        return _grade_job(job)
+
+
+def _grade_job(job: dict) -> dict:
     assignment = apply_settings(get_assignment(job["assignment"]), job.get("course") or {})
     submission = Submission(
         **{k: v for k, v in job["submission"].items() if k != "path"}, path=Path(job["submission"]["path"])
@@ -161,6 +166,9 @@ def _jobs(
                 "settings": dict(settings or {}),
                 "isolation": isolation,
                 "course": dict(course or {}),
+                # --originals: a dask worker is another process, maybe another machine; it reads the
+                # same path (a shared folder), and doctor --dask checks it holds the same files
+                "originals": os.environ.get(ORIGINALS_VARIABLE),
             }
         )
     return jobs

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from minesweeper_kit.sandbox.isolation import IsolationUnavailable
 from minesweeper_kit.shutdown import Terminated, exit_status, stop_on_sigterm
 
-from .assignments import ASSIGNMENTS, InstructorMaterialMissing, get_assignment
+from .assignments import ASSIGNMENTS, ORIGINALS_VARIABLE, InstructorMaterialMissing, get_assignment
 from .course import Course, find_course_file, load_course
 from .statuses import NOT_GRADED
 
@@ -221,6 +221,7 @@ def _add_doctor(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "thread per worker, the same kit version and code, the same hidden suites and original data as "
         "here; one line per worker, exit status 1 if any cannot grade, 2 if the scheduler does not answer",
     )
+    _add_originals_option(doctor)
 
 
 def _add_export(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -486,7 +487,7 @@ def main(argv: list[str] | None = None) -> int:
     2, not a traceback."""
     args = build_parser().parse_args(argv)
     if getattr(args, "originals", None) is not None:  # read by the suites' fixture, here and in workers
-        os.environ["AUTOGRADER_ORIGINALS"] = str(args.originals.resolve())
+        os.environ[ORIGINALS_VARIABLE] = str(args.originals.resolve())
     handlers = {
         "grade": _grade,
         "list": _list,

@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 import socket
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .assignments import ORIGINALS_VARIABLE
 
 __all__ = [
     "ClusterUnreachable",
@@ -92,26 +95,28 @@ def _material(find: Callable[[], Path]) -> dict[str, Any]:
         return {"error": " ".join(str(error).split()) or type(error).__name__}
 
 
-def machine_facts() -> dict[str, Any]:
+def machine_facts(originals: str | None = None) -> dict[str, Any]:
     """What this process would grade with, as plain data: the host, the Python, the kit's version
     and code, whether a sandbox starts (the probe ``autograder doctor`` prints), and the hidden
-    suites and original data, file by file."""
+    suites and original data, file by file (the data at ``originals`` when the controller grades
+    with ``--originals``: its jobs carry that path to the workers)."""
     import minesweeper_kit
     from minesweeper_kit.sandbox.isolation import status
 
-    from .assignments import instructor_dir, originals_dir
+    from .assignments import instructor_dir, originals_dir, originals_from
 
     found = status()
-    return {
-        "host": socket.gethostname(),
-        "python": sys.version.split()[0],
-        "executable": sys.executable,
-        "kit_version": minesweeper_kit.__version__,
-        "kit_code": _kit_code(),
-        "sandbox": {"available": found.available, "mode": found.mode, "reason": found.reason},
-        "suites": _material(lambda: instructor_dir() / "suites"),
-        "originals": _material(originals_dir),
-    }
+    with originals_from(originals):
+        return {
+            "host": socket.gethostname(),
+            "python": sys.version.split()[0],
+            "executable": sys.executable,
+            "kit_version": minesweeper_kit.__version__,
+            "kit_code": _kit_code(),
+            "sandbox": {"available": found.available, "mode": found.mode, "reason": found.reason},
+            "suites": _material(lambda: instructor_dir() / "suites"),
+            "originals": _material(originals_dir),
+        }
 
 
 # ---------------------------------------------------------------------------- comparing
@@ -275,7 +280,8 @@ def check_cluster(address: str, timeout: float = CONNECT_TIMEOUT) -> ClusterChec
         with Client(address, timeout=timeout, set_as_default=False) as client:
             threads = client.nthreads()
             names = {a: w.get("name", "") for a, w in client.scheduler_info().get("workers", {}).items()}
-            answers = client.run(machine_facts, on_error="return") if threads else {}
+            originals = os.environ.get(ORIGINALS_VARIABLE)
+            answers = client.run(machine_facts, originals, on_error="return") if threads else {}
     except Exception as error:  # noqa: BLE001 - the scheduler went away meanwhile
         raise ClusterUnreachable(f"lost the dask scheduler at {address} ({_fault(error)})") from None
     checks = []

@@ -22,13 +22,16 @@ from pathlib import Path
 import dask
 import pytest
 from distributed import Client, LocalCluster, Nanny, Scheduler, SpecCluster, get_task_stream
+from grader_testkit import path_without_bwrap
 
 from autograder.assignments import get_assignment, originals_dir
-from autograder.batch import grade_batch
+from autograder.batch import _jobs as make_jobs
+from autograder.batch import grade_batch, grade_job
 from autograder.check import reference_submission
+from autograder.grading import GradeReport
 from autograder.report import student_dir
 from autograder.scaleout import machine_facts, worker_problems
-from grader_testkit import path_without_bwrap
+from autograder.submission import read_submission
 
 AUTOGRADER = str(Path(sys.executable).parent / "autograder")
 SEED = 5
@@ -235,3 +238,23 @@ def test_a_worker_with_other_material_or_code_is_named(tmp_path, monkeypatch):
     assert worker_problems(same_version, here) == [
         f"the kit's code there differs from this machine's (both version {here['kit_version']}): "
         "autograder/grading.py differs"]
+
+
+def test_the_controllers_originals_reach_the_workers(tmp_path, monkeypatch, reference_source):
+    """`--originals` sets the data on the controller; a job carries the path, so a worker (another
+    process, here the same function called after the controller's setting is gone) grades with that
+    data too, and `doctor --dask` compares the workers' copies of it."""
+    (tmp_path / "ann.py").write_text(reference_source)
+    empty = tmp_path / "no-originals"
+    empty.mkdir()
+    monkeypatch.setenv("AUTOGRADER_ORIGINALS", str(empty))
+    [job] = make_jobs("hypermines", [read_submission("ann", tmp_path / "ann.py")], 5, None, [], None, None)
+    assert job["originals"] == str(empty)
+    monkeypatch.delenv("AUTOGRADER_ORIGINALS")
+    report = GradeReport.from_dict(grade_job(job))
+    assert report.status == "not graded", report
+    assert any(f"not readable at {empty}" in cause for cause in report.causes), report.causes
+    assert "AUTOGRADER_ORIGINALS" not in os.environ, "the worker's own setting is put back"
+    assert machine_facts(str(empty))["originals"]["error"].startswith(
+        f"the original assignments' test data is not readable at {empty}")
+    assert "error" not in machine_facts()["originals"]
