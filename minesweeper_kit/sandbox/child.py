@@ -6,7 +6,8 @@ library and its two neighbours, ``protocol`` and ``policy``. It lowers its resou
 installs the import rule and a friendly audit hook (advice with clear messages, not the
 boundary), loads the submission, then answers requests. Only JSON goes back: numbers, strings,
 booleans, lists, dicts with string keys and None; every other object stays here behind a
-numbered handle.
+numbered handle. It never starts a process (nor may the submission: ``seccomp.py``), so it is the
+one process whose CPU time the grader reads.
 """
 
 import base64
@@ -63,6 +64,16 @@ class Channel:
     def send_bytes(self, data):
         """Send one answer already encoded as JSON bytes."""
         protocol.write_all(self.write_fd, protocol.frame(data))
+
+    def ask(self, text):
+        """Ask the grader something in the middle of a request (``{"callback": text}``) and return
+        its answer (``{"reply": text}``): how a student's tests reach the implementation they test,
+        which runs elsewhere (see ``remote.py``)."""
+        self.send({"callback": _str(text)})
+        message = self.receive()
+        if not _isinstance(message, dict) or not _isinstance(message.get("reply"), _str):
+            raise RuntimeError("the grader did not answer the request")
+        return message["reply"]
 
 
 class CappedStream(io.TextIOBase):
@@ -488,6 +499,10 @@ def main():
     sys.stderr = CappedStream(2, config["limits"]["output_bytes"])
     sys.stdin = io.StringIO("")
     sys.setrecursionlimit(config["limits"].get("recursion_limit", 10000))
+    if config.get("callbacks"):
+        import remote  # type: ignore[import-not-found]
+
+        remote.channel = channel.ask
     guard = Guard(config)
     runner = Runner(channel, config, guard)
     guard.install_import_guard()

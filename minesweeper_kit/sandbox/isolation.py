@@ -16,7 +16,9 @@ Who the child is depends on who grades:
   namespaces disabled); the process-count limit is counted per user namespace, so per sandbox.
 
 Either way, a seccomp filter (``seccomp.py``, read by bwrap from a pipe: ``--seccomp FD``) makes
-every attempt to create a user namespace inside the sandbox fail with ``EPERM``.
+every attempt to create a process or a user namespace inside the sandbox fail with ``EPERM``:
+threads still run, and the child's CPU time, every thread of it, is in the one process the grader
+reads (``accounting.py``).
 
 Where bubblewrap or user namespaces are missing, :func:`status` says why and how to fix it,
 and :class:`IsolationUnavailable` stops a run unless isolation ``"none"`` was asked for.
@@ -243,6 +245,13 @@ def _ancestors_below(top: str, path: str) -> list[str]:
     return found[::-1]
 
 
+#: What is missing without the seccomp filter, whoever grades.
+_NO_FILTER_CPU = (
+    "sandboxed code may start processes: their CPU time is found by walking the process tree, which "
+    "misses children the kernel reaps itself (SIGCHLD ignored) and orphans that end between two readings"
+)
+
+
 def _status_as_root(bwrap: str, version: str | None) -> IsolationStatus:
     """What holds when root grades: a leased host uid per sandbox, and a memory cgroup where one can be made."""
     memory = MemoryCgroup.base()
@@ -260,12 +269,14 @@ def _status_as_root(bwrap: str, version: str | None) -> IsolationStatus:
             "--disable-userns needs a user namespace, which grading as root does not use): inside it, "
             "it holds capabilities over its own new namespaces only"
         )
+        gaps.append(_NO_FILTER_CPU)
     if memory is not None:
         holds.append(f"a memory limit for the sandbox as a whole (cgroup v1 memory controller, {memory})")
     else:
         gaps.append(
-            "no cgroup memory controller to write here: memory is limited per process "
-            "(address space) times the process-count limit"
+            "no cgroup memory controller to write here: memory is limited by address space (the "
+            "sandbox's one process, or per process times the process-count limit without the seccomp "
+            "filter); memory files and tmpfs pages are not address space"
         )
     return IsolationStatus(
         True,
@@ -293,11 +304,13 @@ def _status_as_user(bwrap: str, version: str | None) -> IsolationStatus:
             "it; the process-count limit is counted per user namespace"
         ]
         + ([seccomp.SUMMARY] if seccomp.unsupported() is None else []),
-        [
+        ([] if seccomp.unsupported() is None else [_NO_FILTER_CPU])
+        + [
             "the child's host user id is the grader's (inside its own namespaces it reaches nothing "
             "the grader owns except the read-only views above)",
-            "memory is limited per process (address space) times the process-count limit, not by a "
-            "cgroup for the sandbox as a whole",
+            "memory is limited by address space (the sandbox's one process, or per process times the "
+            "process-count limit without the seccomp filter), not by a cgroup for the sandbox as a whole: "
+            "memory files and tmpfs pages are not address space",
         ],
     )
 

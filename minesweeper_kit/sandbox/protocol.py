@@ -21,8 +21,9 @@ An object without ``op``: ``workdir`` (the child's working folder), ``audit`` (w
 audit hook), ``policy`` (``ImportPolicy.to_json()``), ``limits`` (every field of ``Limits``:
 ``memory_mb``, ``cpu_seconds``, ``file_size_mb``, ``processes``, ``open_files``,
 ``output_bytes``, ``message_bytes``, ``recursion_limit``, ``disk_mb``), ``kit_path`` (the bot
-kit's folder, or null), ``site_paths`` (package folders to append to ``sys.path``) and ``files``
-(``{name: base64 data}`` to place in the working folder). The child answers
+kit's folder, or null), ``site_paths`` (package folders to append to ``sys.path``), ``files``
+(``{name: base64 data}`` to place in the working folder) and ``callbacks`` (whether the child
+may ask the grader questions, below). The child answers
 ``{"ok": true, "value": {"protections": [...]}}``, naming what it set up: ``"limits"``, and
 ``"keyrings"`` and ``"audit-hook"`` when they hold.
 
@@ -43,6 +44,11 @@ it is optional, leaving it out means the submission's module.
 * ``put_file``: ``name`` (a plain file name), ``data`` (base64). Writes it to the working folder.
   Value: null.
 * ``release``: forgets every kept object (their handles stop working). Value: null.
+
+While it works on a request, a child started with ``"callbacks": true`` in its configuration may
+ask the grader something: it sends ``{"callback": TEXT}`` instead of an answer and waits for
+``{"reply": TEXT}`` on the request pipe, then goes on with the request (``remote.py``: a student's
+tests reaching the implementation under test, which runs in another sandbox).
 
 Any request but ``load`` may add ``"keep": true`` (keep even a plain value in the child and
 answer its handle) and ``"capture_stdout": true`` (what the student printed during the request

@@ -1,38 +1,56 @@
-"""A seccomp filter that keeps sandboxed code from creating user namespaces.
+"""A seccomp filter that keeps sandboxed code from creating processes and user namespaces.
 
-A process that creates a user namespace holds every capability inside it: it may then mount file
-systems, make namespaces of every other kind and reach kernel code an unprivileged process never
-reaches. Grading as an ordinary user, bubblewrap's ``--disable-userns`` already stops that; grading
-as root it cannot be used (it needs ``--unshare-user``), so this filter does it in both modes.
+Processes: graded code may run threads but not start a process of its own (``fork``, ``vfork``,
+``clone`` without ``CLONE_THREAD``, and so ``posix_spawn``, ``subprocess`` and ``multiprocessing``
+all fail with ``EPERM``). No assignment needs one, and a sandbox that is a single thread group is
+one the grader can account for exactly: the kernel keeps the CPU time of every thread, live or
+ended, in the process's own ``/proc/PID/stat``, while the time of a child reaped by the kernel
+(``SIGCHLD`` ignored) or of a double fork's orphan would reach no total the grader reads.
 
-bubblewrap reads the filter from a file descriptor (``--seccomp FD``) and loads it just before it
-starts the sandbox's command: every process of the sandbox, the command's own and all it starts,
-runs under it, and none can remove it. The filter is a classic BPF program, assembled here (no
-libseccomp needed), for x86-64 and AArch64 (little-endian, 64-bit); elsewhere :func:`unsupported`
-says why there is none and ``autograder doctor`` lists the gap.
+User namespaces: a process that creates one holds every capability inside it: it may then mount
+file systems, make namespaces of every other kind and reach kernel code an unprivileged process
+never reaches. Grading as an ordinary user, bubblewrap's ``--disable-userns`` already stops that;
+grading as root it cannot be used (it needs ``--unshare-user``), so this filter does it in both modes.
 
-The program, for x86-64 (AArch64: the same, with its own numbers and no x32 check)::
+bubblewrap reads the filter from a file descriptor (``--seccomp FD``) and loads it only once its
+own set-up is done: in the sandbox's init (process 1 of its PID namespace, which has forked the
+command's process already and only waits from then on) and in the command's process just before
+``exec``. bubblewrap's own forks come before it; every process of the sandbox runs under it, and
+none can remove it. The filter is a classic BPF program, assembled here (no libseccomp needed),
+for x86-64 and AArch64 (little-endian, 64-bit); elsewhere :func:`unsupported` says why there is
+none and ``autograder doctor`` lists the gap.
+
+The program, for x86-64 (AArch64: the same, with its own numbers, no x32 check, and no ``fork``
+or ``vfork`` system calls, which it does not have)::
 
         ld   [4]                      ; A = seccomp_data.arch
         jeq  #AUDIT_ARCH_X86_64, 0, nosys   ; another ABI (i386 through int 0x80): no system call at all
         ld   [0]                      ; A = seccomp_data.nr
         jge  #0x40000000, nosys       ; the x32 ABI: no system call at all
-        jeq  #272 (unshare), flags
-        jeq  #56 (clone), flags
+        jeq  #272 (unshare), userns
+        jeq  #56 (clone), clone
         jeq  #435 (clone3), nosys     ; its flags are in memory, out of BPF's reach: the C library
                                       ; then falls back to clone, which is checked
+        jeq  #57 (fork), eperm
+        jeq  #58 (vfork), eperm
         ret  #ALLOW
-    flags:
-        ld   [16]                     ; A = low 32 bits of args[0]: the flags of unshare and clone
+    userns:
+        ld   [16]                     ; A = low 32 bits of args[0]: the flags of unshare
         jset #CLONE_NEWUSER, eperm
+        ret  #ALLOW
+    clone:
+        ld   [16]                     ; A = low 32 bits of args[0]: the flags of clone
+        jset #CLONE_NEWUSER, eperm
+        jset #CLONE_THREAD, allow     ; a thread of this process
+        ret  #ERRNO(EPERM)            ; a new process
+    allow:
         ret  #ALLOW
     eperm:
         ret  #ERRNO(EPERM)
     nosys:
         ret  #ERRNO(ENOSYS)
 
-Threads (``clone`` with ``CLONE_THREAD``), ``fork``, ``vfork``, ``posix_spawn`` and every other
-system call behave as before; only a new user namespace is refused, with ``EPERM``.
+Threads (``clone`` with ``CLONE_THREAD``) and every other system call behave as before.
 """
 
 from __future__ import annotations
@@ -44,14 +62,17 @@ import struct
 import sys
 from typing import Any, NamedTuple
 
-__all__ = ["CLONE_NEWUSER", "program", "filter_fd", "unsupported", "SUMMARY"]
+__all__ = ["CLONE_NEWUSER", "CLONE_THREAD", "program", "filter_fd", "unsupported", "SUMMARY"]
 
 CLONE_NEWUSER = 0x10000000
+CLONE_THREAD = 0x00010000
 
 #: What the filter does, as ``autograder doctor`` lists it.
 SUMMARY = (
-    "no user namespaces inside the sandbox: a seccomp filter makes unshare and clone with "
-    "CLONE_NEWUSER fail with EPERM (and clone3 with ENOSYS, so the C library uses clone)"
+    "no new processes and no user namespaces inside the sandbox: a seccomp filter makes fork, vfork, "
+    "clone without CLONE_THREAD, and unshare and clone with CLONE_NEWUSER fail with EPERM (and clone3 "
+    "with ENOSYS, so the C library uses clone); threads still run, and the kernel counts the CPU "
+    "time of all of them in the one process the grader reads"
 )
 
 # struct sock_filter { __u16 code; __u8 jt; __u8 jf; __u32 k; }, in the machine's byte order
@@ -76,12 +97,13 @@ class _Arch(NamedTuple):
     unshare: int
     clone: int
     clone3: int
+    fork: tuple[int, ...]  #: fork and vfork, where the architecture has them
     x32: bool  #: whether the x32 ABI shares this arch value (its numbers carry _X32_SYSCALL_BIT)
 
 
 _ARCHES = {
-    "x86_64": _Arch(audit=0xC000003E, unshare=272, clone=56, clone3=435, x32=True),
-    "aarch64": _Arch(audit=0xC00000B7, unshare=97, clone=220, clone3=435, x32=False),
+    "x86_64": _Arch(audit=0xC000003E, unshare=272, clone=56, clone3=435, fork=(57, 58), x32=True),
+    "aarch64": _Arch(audit=0xC00000B7, unshare=97, clone=220, clone3=435, fork=(), x32=False),
 }
 _ALIASES = {"amd64": "x86_64", "arm64": "aarch64"}
 
@@ -115,13 +137,21 @@ def program(machine: str | None = None) -> bytes:
     if arch.x32:
         code.append(("jge", _X32_SYSCALL_BIT, "nosys", None))
     code += [
-        ("jeq", arch.unshare, "flags", None),
-        ("jeq", arch.clone, "flags", None),
+        ("jeq", arch.unshare, "userns", None),
+        ("jeq", arch.clone, "clone", None),
         ("jeq", arch.clone3, "nosys", None),
+        *[("jeq", number, "eperm", None) for number in arch.fork],
         ("ret", _RET_ALLOW),
-        "flags",
+        "userns",
         ("ld", _ARG0_LOW),
         ("jset", CLONE_NEWUSER, "eperm", None),
+        ("ret", _RET_ALLOW),
+        "clone",
+        ("ld", _ARG0_LOW),
+        ("jset", CLONE_NEWUSER, "eperm", None),
+        ("jset", CLONE_THREAD, "allow", None),
+        ("ret", _RET_ERRNO | errno.EPERM),
+        "allow",
         ("ret", _RET_ALLOW),
         "eperm",
         ("ret", _RET_ERRNO | errno.EPERM),

@@ -131,19 +131,36 @@ def attempt(clone_nr, clone3_nr):
     thread.start()
     thread.join()
     found["thread"] = ran == [1]
-    pid = os.fork()
+    try:
+        pid = os.fork()
+        if pid == 0:
+            os._exit(7)
+        found["fork"] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    except OSError as error:
+        found["fork"] = errno.errorcode[error.errno]
+    try:
+        found["subprocess"] = subprocess.run([sys.executable, "-c", "print(6 * 7)"], capture_output=True,
+                                             text=True).stdout.strip()
+    except OSError as error:
+        found["subprocess"] = errno.errorcode[error.errno]
+    vfork = {"x86_64": 58}.get(os.uname().machine)
+    if vfork is not None:  # AArch64 has no fork or vfork system call: its C library uses clone
+        pid = libc.syscall(vfork)
+        if pid == 0:
+            os._exit(0)
+        found["vfork"] = result(pid)
+    pid = libc.syscall(clone_nr, 0x00000100 | 17, 0, 0, 0, 0)  # CLONE_VM | SIGCHLD: a process sharing memory
     if pid == 0:
-        os._exit(7)
-    found["fork"] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-    found["subprocess"] = subprocess.run([sys.executable, "-c", "print(6 * 7)"], capture_output=True,
-                                         text=True).stdout.strip()
+        os._exit(0)
+    found["clone_vm"] = result(pid)
     status = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
     found["seccomp_mode"] = status["Seccomp"].strip()
     return found
 """
 CLONE_NUMBERS = {"x86_64": (56, 435), "aarch64": (220, 435)}
 USERNS_REFUSED = {"unshare": "EPERM", "unshare_with_mounts": "EPERM", "clone": "EPERM", "clone3": "ENOSYS",
-                  "thread": True, "fork": 7, "subprocess": "42", "seccomp_mode": "2"}
+                  "thread": True, "fork": "EPERM", "subprocess": "EPERM", "clone_vm": "EPERM", "seccomp_mode": "2",
+                  **({"vfork": "EPERM"} if os.uname().machine == "x86_64" else {})}
 # The same attempt, as a program an ordinary user runs: it prints what the sandbox reported.
 AS_USER = """
 import json, sys
@@ -219,13 +236,14 @@ def _run_filter(program: bytes, nr: int, arch: int, arg0: int = 0) -> int:
 
 
 @pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
-def test_the_seccomp_program_refuses_user_namespaces_only(machine):
-    """The filter, run on made-up system calls: a new user namespace is refused on every path,
-    every other system call (a thread's clone among them) is let through, and other ABIs get nothing."""
+def test_the_seccomp_program_refuses_new_processes_and_user_namespaces(machine):
+    """The filter, run on made-up system calls: a new process (fork, vfork, clone without
+    CLONE_THREAD) and a new user namespace are refused on every path, a thread's clone and every
+    other system call are let through, and other ABIs get nothing."""
     allow, eperm, enosys = 0x7FFF0000, 0x00050000 | errno.EPERM, 0x00050000 | errno.ENOSYS
-    arch, unshare, clone, clone3, other = {
-        "x86_64": (0xC000003E, 272, 56, 435, 0),  # read
-        "aarch64": (0xC00000B7, 97, 220, 435, 63),  # read
+    arch, unshare, clone, clone3, other, forks = {
+        "x86_64": (0xC000003E, 272, 56, 435, 0, (57, 58)),  # read; fork, vfork
+        "aarch64": (0xC00000B7, 97, 220, 435, 63, ()),  # read; no fork or vfork system call
     }[machine]
     program = seccomp.program(machine)
     assert len(program) % 8 == 0
@@ -236,9 +254,13 @@ def test_the_seccomp_program_refuses_user_namespaces_only(machine):
         (clone, seccomp.CLONE_NEWUSER | 17): eperm,
         (clone3, 0): enosys,
         (unshare, 0x00020000): allow,  # a mount namespace: the kernel itself refuses it without capabilities
-        (clone, 17): allow,  # fork
+        (clone, 17): eperm,  # fork, as the C library makes it
+        (clone, 0x00004000 | 0x00000100 | 17): eperm,  # vfork, as posix_spawn makes it: CLONE_VFORK | CLONE_VM
         (clone, thread_flags): allow,
+        (clone, thread_flags | seccomp.CLONE_NEWUSER): eperm,
         (other, seccomp.CLONE_NEWUSER): allow,
+        **{(number, 0): eperm for number in forks},
+        **({(57, 0): allow} if machine == "aarch64" else {}),  # close there, fork on x86-64
     }
     for (nr, flags), expected in cases.items():
         assert _run_filter(program, nr, arch, flags) == expected, (nr, hex(flags))

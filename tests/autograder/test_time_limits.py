@@ -181,3 +181,44 @@ def test_sleeping_is_stopped_by_the_wall_clock_guard(tmp_path):
         assert outcome[name].status == "failed"
         assert outcome[name].output == WALL_GUARD
     assert report.internal_errors == []
+
+
+# ---------------------------------------------------------------------------- how often the guard reads
+def test_the_guard_checks_no_sooner_than_cpu_time_could_reach_the_limit():
+    """CPU time grows at most as fast as wall time times the cores, so the next check waits for the
+    remaining limit divided by the cores, never longer than a tenth of the idle guard's time, and
+    never less than ``MIN_WAIT`` (a call at its limit does not spin)."""
+    from minesweeper_kit.sandbox import accounting
+
+    used = [0.0]
+    guard = accounting.CallGuard(lambda: (used[0], False), 0.0, 8.0, wall_factor=10.0, wall_slack=10.0,
+                                 idle_seconds=100.0)
+    cores = os.cpu_count() or 1
+    assert guard.wait() == pytest.approx(min(8.0 / cores, 10.0))
+    used[0] = 7.0
+    assert guard.over() is False
+    assert guard.wait() == pytest.approx(min(1.0 / cores, 10.0))
+    used[0] = 7.9999
+    assert guard.over() is False
+    assert guard.wait() == accounting.MIN_WAIT
+    used[0] = 8.0
+    assert guard.over() is True
+    short = accounting.CallGuard(lambda: (0.0, False), 0.0, 600.0, wall_factor=10.0, wall_slack=10.0, idle_seconds=5.0)
+    assert short.wait() == pytest.approx(0.5)  # the idle guard's tenth bounds it
+    unlimited = accounting.CallGuard(lambda: (0.0, False), 0.0, None, wall_factor=10.0, wall_slack=10.0,
+                                     idle_seconds=5.0)
+    assert unlimited.over() is False and unlimited.wait() == pytest.approx(0.5)
+
+
+def test_a_call_that_answers_at_once_reads_the_cpu_time_once(no_survivors):
+    """Under bubblewrap the child's processes are fixed once it has started, so the grader keeps
+    their ``/proc/PID/stat`` open: a call that answers before the guard's first check costs one
+    read of one file, where walking the process tree cost several per reading."""
+    from minesweeper_kit.sandbox import Sandbox
+
+    with Sandbox("def f():\n    return 1\n", idle_seconds=60.0) as box:
+        assert box._meter is not None and box._meter.settled
+        for _ in range(5):
+            before = box.proc_reads_total
+            assert box.call("f", timeout=30) == 1
+            assert box.proc_reads_total - before == 1

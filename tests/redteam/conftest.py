@@ -53,11 +53,16 @@ def bots_runs(stage):
 
 
 @pytest.fixture(scope="session")
+def cpu_runs(stage):
+    return harness.run_battery(stage, "hypermines", cases.CPU_BATTERY, name="cpu")
+
+
+@pytest.fixture(scope="session")
 def resumed_runs(stage, hypermines_runs):
     return harness.run_resumed(stage, hypermines_runs)
 
 
 @pytest.fixture(scope="session")
-def all_runs(hypermines_runs, neighbors_runs, bots_runs, resumed_runs):
+def all_runs(hypermines_runs, neighbors_runs, bots_runs, resumed_runs, cpu_runs):
     """Every battery, finished: for the checks made on the whole machine afterwards."""
-    return {"hypermines": hypermines_runs, "neighbors": neighbors_runs, "bots": bots_runs}
+    return {"hypermines": hypermines_runs, "neighbors": neighbors_runs, "bots": bots_runs, "cpu": cpu_runs}

@@ -617,7 +617,8 @@ try:
 except OSError as error:
     _error = _err(error)
 _report({'error': _error, 'within_the_process_limit': _children <= 15})
-''', problem=loaded_problem(), outcome={"error": "BlockingIOError:EAGAIN", "within_the_process_limit": True}),
+''', problem=loaded_problem(), outcome={"error": "PermissionError:EPERM", "within_the_process_limit": True},
+         note="no process at all: the seccomp filter refuses fork before the process-count limit is reached"),
     Case("thread_bomb", r'''
 _threading = _imp('threading')
 _event = _threading.Event()
@@ -642,7 +643,8 @@ for _ in range(2):
 _block = b'x' * (210 * 1024 * 1024)
 _time.sleep(2)
 _report({'three_processes': 'alive'})
-''', problem=MEMORY_KILL, note="600 MB in three processes, each under the 256 MB per-process limit"),
+''', problem=loaded_problem("PermissionError"),
+         note="600 MB in three processes, each under the 256 MB per-process limit: the first fork is refused"),
     Case("memfd_hoard", r'''
 _unhook()
 _block = b'm' * (15 * 1024 * 1024)
@@ -794,7 +796,7 @@ def _daemon(tag):
 
 _daemon('daemon')
 _print({'daemon': 'started'})
-''', outcome={"daemon": "started"}, outcome_in="stdout", messages=("your code does not define HyperMinesGame",)),
+''', problem=loaded_problem("PermissionError"), note="the first fork is refused: no daemon can be started"),
     Case("namespaces_and_cgroups", r'''
 _unhook()
 _ctypes = _imp('ctypes')
@@ -805,8 +807,7 @@ def _call(name, *args):
     return 'ok' if getattr(_libc, name)(*args) == 0 else _errno.errorcode[_ctypes.get_errno()]
 
 
-_reader, _writer = _os.pipe()
-if _os.fork() == 0:
+def _attempt():
     found = {'unshare': _call('unshare', 0x10000000 | 0x00020000 | 0x02000000)}
     if found['unshare'] == 'ok':
         _os.makedirs('/tmp/cg1', exist_ok=True)
@@ -832,14 +833,23 @@ if _os.fork() == 0:
         except OSError:
             pass
         found['forks_within_limit'] = forks <= 15
-    _os.write(_writer, _json.dumps(found).encode())
+    return found
+
+
+_reader, _writer = _os.pipe()
+try:
+    _pid = _os.fork()
+except OSError as error:  # no process of its own: the attempt runs in this one
+    _report(dict(_attempt(), fork=_err(error)))
+if _pid == 0:
+    _os.write(_writer, _json.dumps(_attempt()).encode())
     _os._exit(0)
 _os.close(_writer)
 _report(_json.loads(_os.read(_reader, 65536)))
 ''', problem=loaded_problem(),
-         # The sandbox's seccomp filter refuses a new user namespace in both modes, so nothing after
-         # the unshare runs; were it ever let through, the report would name every step it reached.
-         outcome={"unshare": "EPERM"},
+         # The sandbox's seccomp filter refuses a new process and a new user namespace in both modes,
+         # so nothing after the unshare runs; were either ever let through, the report would say so.
+         outcome={"unshare": "EPERM", "fork": "PermissionError:EPERM"},
          note="no user namespace, grading as root or as an ordinary user: the seccomp filter refuses it"),
 ]
 
@@ -862,6 +872,148 @@ def _inodes_bounded(report) -> None:
     killed = [t.id for t in report.tests if "memory limit of 256 MB" in t.output]
     assert counts and max(counts) < 500_000, f"the sandbox held {max(counts)} files (about 1 KB of kernel memory each)"
     assert killed, "no test met the sandbox's memory limit while files were piling up"
+
+# ---------------------------------------------------------------------------- CPU time that escapes the count
+# Each attack spends 1.5 s of CPU time at every construction of a game where the grader of old did
+# not see it, then fails the test: 13 tests, a budget of 10 s, so a grader that counts every second
+# stops the submission after about 6 tests and the rest are "not reached". Where the sandbox
+# refuses a new process, the attack spends the same time in its own process and says so on stdout.
+BURN = r'''
+_signal = _imp('signal')
+_time = _imp('time')
+
+
+def _burn(seconds, clock=None):
+    clock = clock or _time.process_time
+    end = clock() + seconds
+    while clock() < end:
+        pass
+
+
+def _refused(error):
+    if not getattr(_refused, 'said', False):
+        _refused.said = True
+        print('fork: ' + _err(error))
+    _burn(1.5)
+'''
+
+
+def _budget_met(report, refused: bool = True) -> None:
+    """The budget stopped the attack: its CPU time was counted. With ``refused``, the process it
+    wanted was refused too (so its time was spent in the answering process, which the grader reads)."""
+    unreached = [t.id for t in report.tests if t.output.startswith("not reached: the submission's budget of 10 s")]
+    assert len(unreached) >= 3, (
+        f"tests never reached: {unreached}; the budget is 10 s of CPU time and each test burns 1.5 s (CPU seconds "
+        f"the grader counted per test: {[t.seconds for t in report.tests]})")
+    if refused:
+        assert "fork: PermissionError:EPERM" in report.stdout, report.stdout[-2000:]
+
+
+CPU_CASES = [
+    Case("sigchld_ignored_fork_burners", BURN + r'''
+_unhook()
+_signal.signal(_signal.SIGCHLD, _signal.SIG_IGN)  # children reaped by the kernel: their time reaches no total
+
+
+class HyperMinesGame:
+    def __init__(self, *args):
+        try:
+            for _ in range(3):
+                if _os.fork() == 0:
+                    _burn(0.5)
+                    _os._exit(0)
+            _time.sleep(0.8)  # the children burn meanwhile, beside a parent that sleeps
+        except OSError as error:
+            _refused(error)
+        raise RuntimeError('burned')
+''', outcome=lambda report, mode: _budget_met(report), outcome_in="report",
+         note="the red team's find: 14 CPU-seconds under a 10-second budget scored full marks"),
+    Case("double_fork_orphan_burners", BURN + r'''
+_unhook()
+
+
+class HyperMinesGame:
+    def __init__(self, *args):
+        try:
+            child = _os.fork()
+            if child == 0:
+                if _os.fork() == 0:  # the grandchild, orphaned at once, burns
+                    _burn(1.5)
+                _os._exit(0)
+            _os.waitpid(child, 0)
+            _time.sleep(1.6)
+        except OSError as error:
+            _refused(error)
+        raise RuntimeError('burned')
+''', outcome=lambda report, mode: _budget_met(report), outcome_in="report",
+         note="an orphan that ends between two readings was lost with the process-tree walk"),
+    Case("short_lived_thread_burners", BURN + r'''
+_threading = _imp('threading')
+
+
+class HyperMinesGame:
+    def __init__(self, *args):
+        for _ in range(30):  # each thread burns 50 ms of its own CPU time and ends
+            worker = _threading.Thread(target=_burn, args=(0.05, _time.thread_time))
+            worker.start()
+            worker.join()
+        raise RuntimeError('burned')
+''', outcome=lambda report, mode: _budget_met(report, refused=False), outcome_in="report",
+         note="the threads end before the next reading: the process's own total keeps their time"),
+    Case("process_creation_every_way", r'''
+_unhook()
+_ctypes = _imp('ctypes')
+_libc = _ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = _ctypes.c_long
+_mp = _imp('multiprocessing')
+
+
+def _raw(*args):
+    pid = _libc.syscall(*args)
+    if pid == 0:
+        _os._exit(0)
+    return 'ok' if pid > 0 else _errno.errorcode[_ctypes.get_errno()]
+
+
+def _forked(function):
+    def run():
+        if function() == 0:
+            _os._exit(0)
+    return run
+
+
+_machine = _os.uname().machine
+_clone = {'x86_64': 56, 'aarch64': 220}[_machine]
+_found = {
+    'fork': _try(_forked(_os.fork)),
+    'forkpty': _try(_forked(lambda: _os.forkpty()[0])),
+    'posix_spawn': _try(lambda: _os.posix_spawn('/bin/true', ['true'], {}) and None),
+    'subprocess': _try(lambda: _imp('subprocess').run(['/bin/true']) and None),
+    'multiprocessing_fork': _try(lambda: _mp.get_context('fork').Process(target=int).start()),
+    'multiprocessing_spawn': _try(lambda: _mp.get_context('spawn').Process(target=int).start()),
+    'clone_syscall': _raw(_clone, 17, 0, 0, 0, 0),  # SIGCHLD: what fork is made of
+    'clone_vm_syscall': _raw(_clone, 0x00000100 | 17, 0, 0, 0, 0),  # CLONE_VM: a process sharing memory
+}
+if _machine == 'x86_64':  # AArch64 has no fork or vfork system call
+    _found['fork_syscall'] = _raw(57)
+    _found['vfork_syscall'] = _raw(58)
+_report(_found)
+''', problem=loaded_problem(), outcome=lambda found, mode: _every_way_refused(found),
+         note="the library calls and the system calls beneath them, with the audit hook off"),
+]
+
+
+#: The battery graded on its own, beside an honest neighbour that keeps full marks.
+CPU_BATTERY = CPU_CASES + [Case("zz-honest", "", base="reference-only", passes=frozenset({"*"}))]
+
+
+def _every_way_refused(found: dict) -> None:
+    library = {"fork", "forkpty", "posix_spawn", "subprocess", "multiprocessing_fork", "multiprocessing_spawn"}
+    raw = {"clone_syscall", "clone_vm_syscall"} | ({"fork_syscall", "vfork_syscall"} if "fork_syscall" in found else set())
+    assert set(found) == library | raw, found
+    assert {k: v for k, v in found.items() if k in library} == dict.fromkeys(library, "PermissionError:EPERM"), found
+    assert {k: v for k, v in found.items() if k in raw} == dict.fromkeys(raw, "EPERM"), found
+
 
 # ---------------------------------------------------------------------------- the wire
 # The child's end of the answer pipe is its command line's second number.

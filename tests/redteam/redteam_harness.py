@@ -458,13 +458,14 @@ def run_root(stage: Stage, assignment: str, paths: list[Path], results: Path, se
         tempfile.tempdir = None
 
 
-def run_battery(stage: Stage, assignment: str, battery: list[cases.Case], settings: dict | None = None
-                ) -> dict[str, Run]:
+def run_battery(stage: Stage, assignment: str, battery: list[cases.Case], settings: dict | None = None,
+                name: str | None = None) -> dict[str, Run]:
     """Grade ``battery`` in both modes at once: the unprivileged command in the background, the
-    root batch in this process; each watched from outside."""
+    root batch in this process; each watched from outside. ``name`` tells apart two batteries of
+    one assignment (their folders)."""
     folders = {}
     for mode in MODES:
-        top = stage.base / f"{assignment}-{mode}"
+        top = stage.base / f"{name or assignment}-{mode}"
         submitted, results = top / "submitted", top / "results"
         build_submissions(stage, mode, assignment, battery, submitted, results)
         _readable(top)

@@ -13,7 +13,7 @@ import pytest
 import redteam_harness as harness
 from redteam_harness import MODES
 
-BATTERIES = ("hypermines", "neighbors", "bots")
+BATTERIES = ("hypermines", "neighbors", "bots", "cpu")
 #: The old design let a large answer grow the grader to about 1.5 GB; a quadratic check of a
 #: 90,000-coordinate answer kept it busy for 250 s. Generous bounds far below both.
 PEAK_MB, GRADER_CPU_SECONDS = 768, 120
