@@ -36,7 +36,7 @@ from minesweeper_kit.sandbox import (
 from .assignments import Assignment, InstructorMaterialMissing, instructor_dir, originals_dir
 from .statuses import GRADED, NOT_GRADED, NOT_SUBMITTED
 from .submission import Submission
-from .suite import Mismatch
+from .suite import NOTE, Mismatch
 
 __all__ = [
     "TestOutcome",
@@ -257,7 +257,9 @@ class _GradingPlugin:
         if report.when == "call" or (report.when == "setup" and not report.passed):
             result.seconds = round(self.cpu_used() - self.test_cpu_started, 2)
             if report.passed:
-                result.score, result.status, result.output = result.max_score, "passed", "passed"
+                notes = [str(text) for key, text in report.user_properties if key == NOTE]
+                result.score, result.status = result.max_score, "passed"
+                result.output = "passed: " + " ".join(notes) if notes else "passed"
             else:
                 result.score, result.status = 0.0, "failed"
                 result.output = self._message(call, item)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from IPython.core.inputtransformer2 import TransformerManager
 
-__all__ = ["notebook_code", "read_notebook_json", "CourseCells"]
+__all__ = ["notebook_code", "read_notebook_json", "cell_labels", "CourseCells"]
 
 #: Module names whose imports are widget or display plumbing, dropped from notebooks.
 DISPLAY_MODULES = ("ipywidgets", "IPython", "minesweeper_kit.widgets", "anywidget", "matplotlib")
@@ -136,6 +136,46 @@ def read_notebook_json(data: bytes) -> dict:
         if cell["cell_type"] == "code":
             _cell_source(number, cell)
     return notebook
+
+
+# ---------------------------------------------------------------------- naming a cell
+#: An exercise's heading in a markdown cell: **Exercise 1.4.**
+_EXERCISE = re.compile(r"\*\*Exercise (\d+(?:\.\d+)*)\.?\*\*")
+#: How much of a cell's first line a label shows.
+_FIRST_LINE = 50
+
+
+def _text(cell: dict) -> str:
+    source = cell.get("source", "")
+    if isinstance(source, list) and all(isinstance(item, str) for item in source):
+        return "".join(source)
+    return source if isinstance(source, str) else ""
+
+
+def _first_line(text: str) -> str:
+    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return line if len(line) <= _FIRST_LINE else line[: _FIRST_LINE - 3] + "..."
+
+
+def cell_labels(data: bytes) -> list[tuple[int, str]]:
+    """How feedback names each code cell (numbered from 1 among all cells), since JupyterLab shows
+    no cell numbers: the first solution cell after an exercise's heading by the exercise
+    ("Exercise 1.4"), any other by its first line ('the cell starting "def helper(x):"').
+    ``ValueError`` when the notebook cannot be read."""
+    notebook = read_notebook_json(data)
+    labels, exercise = [], None
+    for number, cell in enumerate(notebook["cells"], start=1):
+        if cell["cell_type"] == "markdown":
+            found = _EXERCISE.search(_text(cell))
+            exercise = found.group(1) if found else exercise
+        elif cell["cell_type"] == "code":
+            solution = (cell.get("metadata", {}).get("nbgrader") or {}).get("solution") is True
+            if solution and exercise:
+                labels.append((number, f"Exercise {exercise}"))
+                exercise = None
+            else:
+                labels.append((number, f'the cell starting "{_first_line(_text(cell))}"'))
+    return labels
 
 
 # ---------------------------------------------------------------------- one cell as Python
@@ -308,8 +348,11 @@ class _CellCode:
     magic_functions: list[str] = field(default_factory=list)
 
 
-def _parse(reader: _IPythonReader, text: str, number: int) -> tuple[ast.Module, _Lines, list[int]]:
-    """The cell as IPython runs it, parsed; ``_CellError`` names the cell and line at fault."""
+def _parse(
+    reader: _IPythonReader, text: str, number: int, label: str | None = None
+) -> tuple[ast.Module, _Lines, list[int]]:
+    """The cell as IPython runs it, parsed; ``_CellError`` names the cell (by ``label`` when
+    given, see :func:`cell_labels`) and the line at fault."""
     python = reader.transform(text, number)
     lines = _Lines(python)
     origins = _origins((text if text.endswith("\n") else text + "\n").split("\n"), lines.text)
@@ -319,7 +362,8 @@ def _parse(reader: _IPythonReader, text: str, number: int) -> tuple[ast.Module, 
             tree = ast.parse(python)
     except SyntaxError as error:
         where = origins[error.lineno - 1] if error.lineno and 0 < error.lineno <= len(origins) else None
-        place = f"cell {number}, line {where}" if where else f"cell {number}"
+        name = label or f"cell {number}"
+        place = f"{name}, line {where}" if where else name
         raise _CellError(f"{type(error).__name__} in {place}: {error.msg}") from None
     except (RecursionError, MemoryError):
         raise _CellError(f"cell {number} is nested too deeply for Python to read") from None
@@ -329,16 +373,21 @@ def _parse(reader: _IPythonReader, text: str, number: int) -> tuple[ast.Module, 
 
 
 def _cell_code(
-    reader: _IPythonReader, text: str, number: int, keep: Callable[[ast.stmt], bool], offset: int = 0
+    reader: _IPythonReader,
+    text: str,
+    number: int,
+    keep: Callable[[ast.stmt], bool],
+    offset: int = 0,
+    label: str | None = None,
 ) -> _CellCode:
     """The statements ``keep`` accepts among a cell's top-level ones, each its own exact text."""
-    tree, lines, origins = _parse(reader, text, number)
+    tree, lines, origins = _parse(reader, text, number, label)
     result = _CellCode()
     body = tree.body
     for index, node in enumerate(body):
         magic = _cell_magic_body(node)
         if magic is not None:
-            inner = _cell_code(reader, magic[1], number, keep, offset + origins[node.lineno - 1])
+            inner = _cell_code(reader, magic[1], number, keep, offset + origins[node.lineno - 1], label)
             result.pieces += inner.pieces
             result.magics += inner.magics + 1
             result.statements += inner.statements
@@ -440,8 +489,9 @@ def notebook_code(
         setup = _setup_imports(reader, cells, {n for n, _ in chosen}, keep_import)
     graded: list[tuple[int, list[_Piece]]] = []
     left_out = _CellCode()
+    labels = dict(cell_labels(data))
     for number, cell in chosen:
-        found = _cell_code(reader, _cell_source(number, cell), number, _is_definition)
+        found = _cell_code(reader, _cell_source(number, cell), number, _is_definition, label=labels.get(number))
         left_out.magics += found.magics
         left_out.statements += found.statements
         left_out.magic_functions += found.magic_functions

@@ -1,7 +1,8 @@
 """What the grader writes: Gradescope ``results.json``, a readable feedback file, a CSV gradebook.
 
-Feedback names each test, its points, and for a failure the failing case and its first
-difference; it never shows the hidden tests' code. Instructor-only details (errors on the
+Feedback names each test, its points, for a failure the failing case and its first difference,
+and what a passing test has to say (a bot's wins against the judge); it never shows the hidden
+tests' code. Instructor-only details (errors on the
 grader's side) go to ``grader-log.txt`` beside them, never into the feedback. What the
 student's code printed is shown fenced, each line behind ``| ``, and control characters
 anywhere in student-made text are shown as escapes, so nothing a submission prints can pass
@@ -293,8 +294,9 @@ def feedback_text(report: GradeReport) -> str:
     for test in report.tests:
         mark = "PASS" if test.status == "passed" else "FAIL"
         lines.append(f"[{mark}] {test.name.ljust(width)}  {_points(test.score)}/{_points(test.max_score)}")
-        if test.status != "passed" and test.output and test.output not in repeats:
-            for part in test.output.split("\n"):
+        if test.output and test.output not in repeats and test.output != "passed":
+            shown = test.output.removeprefix("passed: ") if test.status == "passed" else test.output
+            for part in shown.split("\n"):
                 lines.append(f"       {_visible(part)}")
     if report.stdout.strip():
         lines += [""] + _student_lines(report.stdout)

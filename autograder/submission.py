@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .nofollow import LinkInPath, open_nofollow
-from .notebook import CourseCells, notebook_code
+from .notebook import CourseCells, cell_labels, notebook_code
 
 __all__ = ["Submission", "read_submission", "python_syntax_problem", "refused_link", "MAX_FILE_BYTES"]
 
@@ -44,6 +44,8 @@ class Submission:
     notes: list[str] = field(default_factory=list)
     problem: str | None = None  #: why the submission cannot be graded at all
     line_map: list[tuple[int, int]] = field(default_factory=list)  #: source line -> (cell, line)
+    #: how feedback names each cell: (cell, "Exercise 1.4" or its first line), see ``cell_labels``
+    cell_labels: list[tuple[int, str]] = field(default_factory=list)
     source_file: str = ""  #: the graded file's name ("" when there was none)
     sha256: str = ""  #: SHA-256 of the bytes read ("" when none were)
 
@@ -71,15 +73,17 @@ class Submission:
         return text
 
     def locate(self, message: str) -> str:
-        """Rewrite ``line N`` in a message as ``cell C, line L`` for notebook submissions."""
+        """Rewrite ``line N`` in a message as the notebook's place, ``Exercise 1.4, line L`` (or the
+        cell's first line, see ``cell_labels``; ``cell C, line L`` without labels)."""
         if self.kind != "notebook" or not self.line_map:
             return message
+        labels = {int(cell): str(label) for cell, label in self.cell_labels}
 
         def replace(match: re.Match) -> str:
             number = int(match.group(1))
             if 1 <= number <= len(self.line_map):
                 cell, line = self.line_map[number - 1]
-                return f"cell {cell}, line {line}" if cell else match.group(0)
+                return f"{labels.get(cell, f'cell {cell}')}, line {line}" if cell else match.group(0)
             return match.group(0)
 
         return re.sub(r"\bline (\d+)", replace, message)
@@ -211,6 +215,7 @@ def read_submission(
         else:
             code = notebook_code(data, keep_import, course_cells)
             submission.source, submission.cells_used, submission.selection, submission.notes, submission.line_map = code
+            submission.cell_labels = cell_labels(data)
             if not submission.source.strip():
                 submission.problem = "the notebook has no code to grade (no code cells with definitions)"
     except ValueError as error:
@@ -220,7 +225,7 @@ def read_submission(
     except Exception as error:  # noqa: BLE001 - whatever the bytes, one student never stops a batch
         submission.problem = f"the file could not be read ({type(error).__name__}: {str(error)[:200]})"
     if submission.problem:
-        submission.source, submission.line_map = "", []
+        submission.source, submission.line_map, submission.cell_labels = "", [], []
     return submission
 
 

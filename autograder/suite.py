@@ -5,13 +5,14 @@ A hidden suite is a pytest file run in the trusted grader process. It receives t
 grading run's seed) and ``originals`` (the original assignments' data folder). It never uses
 ``assert``: it raises :class:`Mismatch`, whose message is shown to the student as it is, so it
 must name the case and the first difference and never quote the test's code or expected data
-beyond that difference.
+beyond that difference. A test that passes may still tell the student something (the bots'
+wins against the judge) through :func:`note`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import pytest
@@ -23,11 +24,20 @@ __all__ = [
     "time_limit",
     "Mismatch",
     "describe",
+    "plural",
     "first_difference",
     "check_equal",
     "coordinate_set",
+    "check_coordinates",
     "require",
+    "note",
+    "NOTE",
 ]
+
+#: The key of :func:`note`'s text among a test item's ``user_properties``.
+NOTE = "feedback"
+#: How many missing or unexpected cells a message lists before it counts the rest.
+LISTED = 3
 
 
 def points(value: float):
@@ -52,17 +62,33 @@ def describe(value: Any, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
+def plural(count: int, singular: str, plural_form: str | None = None) -> str:
+    """``count`` and the noun that agrees with it: ``1 cell``, ``2 cells``, ``0 games``."""
+    return f"{count} {singular if count == 1 else (plural_form or singular + 's')}"
+
+
+def note(request: pytest.FixtureRequest, text: str) -> None:
+    """What the student is told when this test passes (by default only that it passed); a test
+    takes pytest's ``request`` fixture to give it."""
+    request.node.user_properties.append((NOTE, text))
+
+
 def _index(path: Sequence[int]) -> str:
     return "".join(f"[{i}]" for i in path)
 
 
-def first_difference(actual: Any, expected: Any, path: tuple[int, ...] = ()) -> str | None:
+def first_difference(
+    actual: Any, expected: Any, path: tuple[int, ...] = (), show: Callable[[Any], str] | None = None
+) -> str | None:
     """Where two nested values first differ, as a sentence, or None when they are equal.
 
     Lists and tuples compare element by element (tuples count as lists), so the message can
     name the first differing cell. Only plain data ever reaches here. Equal JSON texts are
     equal values (and keep True apart from 1), so large equal boards are compared in C.
+    ``show`` writes a single value for the message (by default :func:`describe`): the
+    flood-fill suite names its statuses (``COVERED`` rather than ``-1``).
     """
+    shown = show or describe
     if not path:
         try:
             if json.dumps(actual) == json.dumps(expected):
@@ -74,12 +100,12 @@ def first_difference(actual: Any, expected: Any, path: tuple[int, ...] = ()) -> 
             where = f" at {_index(path)}" if path else ""
             return f"expected a list{where}, got {describe(actual)}"
         for index, (a, e) in enumerate(zip(actual, expected)):
-            found = first_difference(a, e, path + (index,))
+            found = first_difference(a, e, path + (index,), shown)
             if found:
                 return found
         if len(actual) != len(expected):
             where = _index(path) if path else "the top level"
-            return f"{where} has {len(actual)} items, expected {len(expected)}"
+            return f"{where} has {plural(len(actual), 'item')}, expected {len(expected)}"
         return None
     if isinstance(actual, Handle) or (
         type(actual) is not type(expected)
@@ -91,16 +117,16 @@ def first_difference(actual: Any, expected: Any, path: tuple[int, ...] = ()) -> 
         )
     ):
         where = f"at {_index(path)}: " if path else ""
-        return f"{where}expected {describe(expected)}, got {describe(actual)}"
+        return f"{where}expected {shown(expected)}, got {shown(actual)}"
     if actual != expected:
         where = f"at {_index(path)}: " if path else ""
-        return f"{where}expected {describe(expected)}, got {describe(actual)}"
+        return f"{where}expected {shown(expected)}, got {shown(actual)}"
     return None
 
 
-def check_equal(actual: Any, expected: Any, *, what: str, case: str) -> None:
+def check_equal(actual: Any, expected: Any, *, what: str, case: str, show: Callable[[Any], str] | None = None) -> None:
     """Raise :class:`Mismatch` naming ``case``, ``what`` and the first difference."""
-    difference = first_difference(actual, expected)
+    difference = first_difference(actual, expected, show=show)
     if difference:
         raise Mismatch(f"{case}: {what} is wrong: {difference}")
 
@@ -125,22 +151,32 @@ def coordinate_set(value: Any, *, what: str, case: str) -> set[tuple]:
     return found
 
 
-def check_coordinates(actual: Any, expected: Iterable[tuple], *, what: str, case: str) -> None:
-    """Compare coordinate lists as sets, naming a missing or an extra cell."""
-    found = coordinate_set(actual, what=what, case=case)
-    wanted = {tuple(c) for c in expected}
-    missing = sorted(wanted - found)
-    extra = sorted(found - wanted)
+def cells_text(cells: Sequence[tuple]) -> str:
+    """Sorted cells for a message, the first :data:`LISTED` of them and how many more."""
+    shown = ", ".join(str(list(cell)) for cell in cells[:LISTED])
+    more = len(cells) - LISTED
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def set_difference(found: Iterable[tuple], wanted: Iterable[tuple]) -> str | None:
+    """What a set of cells lacks and what it has too many of, named apart, or None when equal:
+    ``missing: [0, 1]; unexpected: [2, 2] and 1 more``."""
+    found, wanted = set(found), set(wanted)
+    parts = []
+    missing, extra = sorted(wanted - found), sorted(found - wanted)
     if missing:
-        raise Mismatch(
-            f"{case}: {what} is missing {list(missing[0])}"
-            + (f" and {len(missing) - 1} more" if len(missing) > 1 else "")
-        )
+        parts.append(f"missing: {cells_text(missing)}")
     if extra:
-        raise Mismatch(
-            f"{case}: {what} wrongly includes {list(extra[0])}"
-            + (f" and {len(extra) - 1} more" if len(extra) > 1 else "")
-        )
+        parts.append(f"unexpected: {cells_text(extra)}")
+    return "; ".join(parts) or None
+
+
+def check_coordinates(actual: Any, expected: Iterable[tuple], *, what: str, case: str) -> None:
+    """Compare coordinate lists as sets, naming the missing cells and the unexpected ones apart."""
+    found = coordinate_set(actual, what=what, case=case)
+    difference = set_difference(found, {tuple(c) for c in expected})
+    if difference:
+        raise Mismatch(f"{case}: {what} are wrong: {difference}")
 
 
 def require(box: Sandbox, *names: str) -> None:

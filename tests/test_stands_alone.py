@@ -25,10 +25,9 @@ import pytest
 from autograder.report import student_dir
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests" / "autograder"))  # the mutants' library
 sys.path.insert(0, str(REPO / "tests" / "notebooks"))
 
-from mutants import mutate, reference_source  # noqa: E402
+from autograder.instructor.chaffs import mutate, reference_source  # noqa: E402
 from notebook_tools import GRADED, nbgrader_meta  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -41,7 +40,7 @@ OUTSIDE = re.compile(r"\.\./shared|seed-originals|parents\[\d\]\.parent")
 def _mutants(assignment: str) -> list:
     import importlib
 
-    return importlib.import_module(f"mutants.{assignment.replace('-', '_')}").MUTANTS
+    return importlib.import_module(f"autograder.instructor.chaffs.{assignment.replace('-', '_')}").CHAFFS
 
 
 @pytest.fixture(scope="module")

@@ -1,10 +1,12 @@
 """Every hidden suite catches wrong code.
 
-For each of the five assignments, plausible student bugs (``mutants/``, made from the reference's
+For each of the five assignments, plausible student bugs (the chaffs of ``autograder/instructor/chaffs/``, made from the reference's
 own text by small named replacements) are graded with the hidden suite. Each must lose points in
 the tests that name its bug, keep them in the tests its bug does not touch, and get feedback that
 names the failing case and its first difference, without any error on the grader's side. The
-reference itself scores full marks. For the bots, a bot placed near a tier's boundary is graded
+reference itself scores full marks. The notebook's visible tests, run on each mutant, agree with
+the hidden suite: no visible failure without a hidden loss, no hidden loss without its visible
+test failing (or a stated reason). For the bots, a bot placed near a tier's boundary is graded
 with two seeds: its grade may move by one tier at most, as the suite's stated margin allows.
 """
 
@@ -17,12 +19,13 @@ import re
 import pytest
 
 from autograder.batch import grade_batch
-from mutants import OTHERS, Mutant, mutate, reference_source
+from autograder.instructor.chaffs import OTHERS, Chaff, mutate, reference_source
+from visible_tests import TIMED_OUT, hidden_to_visible, run_visible
 
 pytestmark = pytest.mark.slow
 
 ASSIGNMENTS = ("neighbors", "make-board", "flood-fill", "hypermines", "bots")
-MUTANTS = {a: importlib.import_module(f"mutants.{a.replace('-', '_')}").MUTANTS for a in ASSIGNMENTS}
+MUTANTS = {a: importlib.import_module(f"autograder.instructor.chaffs.{a.replace('-', '_')}").CHAFFS for a in ASSIGNMENTS}
 SEED = 7
 #: Grading settings of the tests, to keep them short: fewer bot games than a real run (100), and a
 #: 300x300 size case for the flood (a real run floods 1000x1000, some 7 s of CPU for each of the
@@ -81,7 +84,7 @@ def test_the_reference_scores_full_marks(graded, assignment):
     assert report.score == report.max_score > 0, [(t.id, t.output) for t in report.tests if t.status != "passed"]
 
 
-def check_mutant(report, mutant: Mutant) -> None:
+def check_mutant(report, mutant: Chaff) -> None:
     outcome = {t.id: t for t in report.tests}
     assert report.problem is None, report.problem
     assert not report.internal_errors, report.internal_errors
@@ -115,6 +118,24 @@ def test_without_the_setting_the_size_case_floods_1000x1000(tmp_path):
     assert "1000x1000 field with one mine in the far corner" in size_case.output, size_case.output
 
 
+WINS = re.compile(r"your bot won \d+ of 30 beginner games, the judge \d+ of the same boards.*: \d+% of the judge's "
+                  r"win rate, \+-\d+ points at 95% confidence for this run")
+ASKS = {"test_a_fifth_of_the_judge": 20, "test_two_fifths_of_the_judge": 40, "test_three_fifths_of_the_judge": 60,
+        "test_three_quarters_of_the_judge": 75}
+
+
+def test_passing_bot_tests_show_the_wins_against_the_judge(graded):
+    """Notebook 05 promises the wins against the judge in the feedback: passing tests give them too."""
+    report = graded("bots")["reference"]
+    for test in report.tests:
+        assert test.status == "passed" and test.output.startswith("passed: ") and WINS.search(test.output), test
+        if test.id in ASKS:
+            assert test.output.endswith(f"; this test asks for {ASKS[test.id]}%"), test.output
+        else:
+            assert test.output.startswith("passed: all ") and " games played to the end, without a crash, an illegal " \
+                "move or a time-out; your bot won " in test.output, test.output
+
+
 # ------------------------------------------------------------------------------- bots: stability
 
 RATIO = re.compile(r"(\d+)% of the judge's win rate, \+-(\d+) points at 95% confidence")
@@ -124,7 +145,7 @@ TIER_POINTS = 2
 def test_a_bot_near_a_tier_moves_at_most_one_tier_between_seeds(tmp_path):
     """The near-60% bot graded with two seeds: each run states its ratio and margin; the two
     ratios agree within their margins and the scores differ by one tier (2 points) at most."""
-    from mutants.bots import NEAR_A_TIER
+    from autograder.instructor.chaffs.bots import NEAR_A_TIER
 
     source = mutate(reference_source("bots"), NEAR_A_TIER)
     runs = []
@@ -186,3 +207,63 @@ def test_the_bot_and_the_judge_face_the_same_board_whatever_their_first_dig():
     same, moved = map(int, done.stdout.split())
     # Each first dig hits a mine of the layout with chance 10/81: about 23% of the games differ.
     assert same + moved == 200 and same > 120 and moved > 20, (same, moved)
+
+
+# ------------------------------------------------------------------------------- visible and hidden agree
+
+#: Mutants that lose a hidden test although the visible test the notebook's table matches with it
+#: passes, each with the reason (mutant name -> why). In each, another visible test fails.
+HIDDEN_ONLY: dict[str, str] = {
+    "print_grid_one_digit_labels": "dig prints the view with print_grid: the hidden random games on boards 11 or "
+                                   "more rows high compare what dig prints (visible: test_print_grid fails)",
+    "make_board_one_short": "the hidden get/set test builds its boards with the submission's make_board "
+                            "(visible: test_make_board fails)",
+    "flood_opens_marks": "the hidden random games flood around guessed and questioned cells, which the visible "
+                         "test of marks never does (visible: test_guesses_block_the_flood fails)",
+    "dig_counts_redigs": "the hidden whole game on the original 15x15x12x10 board digs a revealed cell again, as "
+                         "the original lab's did; the visible whole games never do (visible: test_dig fails)",
+    "bomb_not_revealed": "the hidden whole game on the original 15x15x12x10 board ends on a bomb; the visible whole "
+                         "games are won (visible: test_dig fails)",
+    "dig_answers_true": "the hidden whole game on the original 15x15x12x10 board ends on a bomb; the visible whole "
+                        "games are won (visible: test_dig fails)",
+}
+#: Mutants whose visible tests stop at the CPU limit of `run_visible` (and why that is right).
+STOPPED: dict[str, str] = {
+    "thinks_a_second_a_move": "one second of CPU time on every move: the games of the legality test would take "
+                              "hours, and nbgrader stops the cell after 180 s",
+    "waits_for_a_safe_guess": "a loop that never ends: nbgrader stops the cell after 180 s",
+}
+VISIBLE_LIMIT = 60.0  # CPU seconds for one visible test cell; the reference needs under 15
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_reference_passes_every_visible_test(assignment):
+    results = run_visible(assignment, reference_source(assignment), VISIBLE_LIMIT)
+    assert results and not any(results.values()), results
+
+
+@pytest.mark.parametrize("assignment,mutant", [(a, m) for a in ASSIGNMENTS for m in MUTANTS[a]],
+                         ids=lambda value: value if isinstance(value, str) else value.name)
+def test_visible_tests_and_the_hidden_suite_agree(graded, assignment, mutant):
+    """The notebook's visible tests, run on the mutant as a student runs them, and the hidden suite
+    agree: a visible failure always costs hidden points, and each hidden test lost has its visible
+    test (the one the notebook's table names for it) failing too, or a reason in HIDDEN_ONLY."""
+    report = graded(assignment)[mutant.name]
+    visible = run_visible(assignment, mutate(reference_source(assignment), mutant), VISIBLE_LIMIT)
+    failed = {name: why for name, why in visible.items() if why}
+    stopped = sorted(name for name, why in failed.items() if why == TIMED_OUT)
+    assert bool(stopped) == (mutant.name in STOPPED), f"{mutant.name}: visible tests stopped at the limit: {stopped}"
+    matches = hidden_to_visible(assignment)
+    assert {t.name for t in report.tests} == set(matches), "the notebook's table names every hidden test"
+    lost = {t.name: t.output for t in report.tests if t.status != "passed"}
+    if failed:
+        assert lost, f"{mutant.name} ({mutant.bug}) fails visible tests {failed} and keeps every hidden point"
+    unmatched = {name: matches[name] for name in lost if not failed.get(matches[name])}
+    if mutant.name in HIDDEN_ONLY:
+        assert unmatched, f"{mutant.name} is in HIDDEN_ONLY, yet every hidden test it loses has its visible test failing"
+        assert failed, f"{mutant.name} loses hidden points ({sorted(lost)}) and fails no visible test"
+    else:
+        assert not unmatched, (
+            f"{mutant.name} ({mutant.bug}) loses hidden tests whose visible tests pass (hidden test: visible "
+            f"test): {unmatched}; hidden feedback: {[lost[name] for name in unmatched]}"
+        )

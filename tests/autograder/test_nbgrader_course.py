@@ -31,8 +31,8 @@ from autograder.gradebook import HIDDEN_TESTS_CELL, GradebookSummary, record_in_
 from autograder.grading import NOT_GRADED, NOT_SUBMITTED, GradeReport
 from autograder.report import feedback_text
 from autograder.students import find_course
-from mutants import mutate
-from mutants.make_board import MUTANTS
+from autograder.instructor.chaffs import mutate
+from autograder.instructor.chaffs.make_board import CHAFFS as MUTANTS
 
 pytestmark = pytest.mark.slow
 

@@ -140,7 +140,7 @@ BROKEN_NOTEBOOK = nbformat.v4.new_notebook(cells=[
 @pytest.mark.parametrize(("name", "text", "where"), [
     ("lab.py", "class HyperMinesGame:\n    pass\n\ndef dig(game, coordinates:\n    pass\n",
      "SyntaxError in lab.py, line 4: '(' was never closed"),
-    ("lab.ipynb", nbformat.writes(BROKEN_NOTEBOOK), "SyntaxError in cell 3, line 4: "),
+    ("lab.ipynb", nbformat.writes(BROKEN_NOTEBOOK), 'SyntaxError in the cell starting "class HyperMinesGame:", line 4: '),
 ], ids=["py", "ipynb"])
 def test_on_gradescope_a_syntax_error_names_its_line(tmp_path, archive, name, text, where):
     """The student's results name the line of a syntax error (and the cell, in a notebook), and no

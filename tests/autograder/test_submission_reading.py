@@ -62,7 +62,7 @@ CRAFTED: dict[str, tuple[str, bytes, str]] = {
     "nested_json_in_cell": (".ipynb", b'{"nbformat": 4, "cells": [' + b"[" * 100000 + b"]" * 100000 + b"]}",
                             "nested too deeply"),
     "nested_brackets_in_cell": (".ipynb", notebook("x = " + "[" * 100000 + "]" * 100000),
-                                "SyntaxError in cell 1, line 1"),
+                                'SyntaxError in the cell starting "x = ' + "[" * 43 + '...", line 1'),
     "nested_lambdas_in_cell": (".ipynb", notebook("f = " + "lambda: " * 20000 + "1"),
                                "cell 1 is nested too deeply"),
     "nbformat_is_a_string": (".ipynb", notebook(GOOD_CELL, nbformat_version="4"), "'nbformat' is a string"),
@@ -94,7 +94,7 @@ CRAFTED: dict[str, tuple[str, bytes, str]] = {
     "latin1_notebook": (".ipynb", notebook("s = 'caf\u00e9'\n").replace("\\u00e9".encode(), b"\xe9"), "not UTF-8"),
     "utf16_notebook": (".ipynb", notebook(GOOD_CELL).decode().encode("utf-16"), "not UTF-8"),
     "cell_syntax_error": (".ipynb", notebook(GOOD_CELL, "x = 1\n\ndef broken(:\n    pass\n"),
-                          "SyntaxError in cell 2, line 3"),
+                          'SyntaxError in the cell starting "x = 1", line 3'),
     "too_many_magics": (".ipynb", notebook("%time x\n" * 600 + GOOD_CELL), "too much code"),
     "huge_plain_cell": (".ipynb", notebook("x = 1\n" * 60000), "too much code"),
     "only_demos": (".ipynb", notebook("print(1)\n", "!ls\n"), "no code to grade"),
@@ -405,7 +405,7 @@ def test_cell_and_line_numbers_follow_the_notebook():
 
 def test_a_syntax_error_names_the_cell_and_line_after_magics():
     data = notebook("x = 1\n", "\n%time x\n!ls\ndef f(:\n    pass\n")
-    with pytest.raises(ValueError, match=r"^SyntaxError in cell 2, line 4: invalid syntax$"):
+    with pytest.raises(ValueError, match=r'^SyntaxError in the cell starting "%time x", line 4: invalid syntax$'):
         notebook_code(data)
 
 
@@ -538,7 +538,8 @@ def test_autograder_grade_names_the_line_of_a_syntax_error(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     for student, where, read in (
             ("pat", "SyntaxError in lab.py, line 4: '(' was never closed", "Read file lab.py;"),
-            ("nia", "SyntaxError in cell 2, line 4: '(' was never closed", "Read notebook lab.ipynb;")):
+            ("nia", 'SyntaxError in the cell starting "class HyperMinesGame:", line 4: \'(\' was never closed',
+             "Read notebook lab.ipynb;")):
         feedback = (student_dir(results, student) / "feedback.txt").read_text()
         assert f"Score: 0 / 20\n\nYour submission could not be graded: {where}\n" in feedback, feedback
         assert f"{read} none of its code was run." in feedback and "cells used: none" not in feedback

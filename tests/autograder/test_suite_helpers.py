@@ -8,7 +8,7 @@ from autograder.suite import Mismatch, check_coordinates, check_equal, first_dif
 
 def test_first_difference_names_the_first_differing_cell():
     assert first_difference([["_", " "], ["1", "."]], [["_", " "], ["1", "_"]]) == "at [1][1]: expected '_', got '.'"
-    assert first_difference([[1, 2]], [[1, 2], [3]]) == "the top level has 1 items, expected 2"
+    assert first_difference([[1, 2]], [[1, 2], [3]]) == "the top level has 1 item, expected 2"
     assert first_difference(3, 3) is None
     assert first_difference([1, 2], (1, 2)) is None
 
@@ -28,7 +28,7 @@ def test_coordinates_compare_as_sets_and_refuse_duplicates():
     check_coordinates([[0, 1], [1, 0]], [(1, 0), (0, 1)], what="neighbours", case="c")
     with pytest.raises(Mismatch, match=r"lists \[0, 1\] more than once"):
         check_coordinates([[0, 1], [0, 1]], [(0, 1)], what="neighbours", case="c")
-    with pytest.raises(Mismatch, match=r"is missing \[1, 1\]"):
+    with pytest.raises(Mismatch, match=r"^c: neighbours are wrong: missing: \[1, 1\]$"):
         check_coordinates([[0, 1]], [(0, 1), (1, 1)], what="neighbours", case="c")
-    with pytest.raises(Mismatch, match=r"wrongly includes \[2, 2\]"):
+    with pytest.raises(Mismatch, match=r"^c: neighbours are wrong: unexpected: \[2, 2\]$"):
         check_coordinates([[0, 1], [2, 2]], [(0, 1)], what="neighbours", case="c")

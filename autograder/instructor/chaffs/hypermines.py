@@ -1,8 +1,8 @@
-"""Mutants of the HyperMines reference (`instructor/reference/hypermines.py`)."""
+"""Chaffs of the HyperMines reference (`instructor/reference/hypermines.py`)."""
 
 from __future__ import annotations
 
-from . import Mutant
+from . import Chaff
 
 DUMP = '''    def dump(self) -> None:
         """Print the game's four attributes, one slice of the first axis a line."""
@@ -14,102 +14,206 @@ DUMP = '''    def dump(self) -> None:
 
 NEW_GAMES = ("test_new_small_6d", "test_new_large_4d", "test_random_new_games")
 
-MUTANTS = [
-    Mutant(
-        "edge_off_by_one", "an axis loses its position 0",
-        (("return [p for p in (x - 1, x, x + 1) if 0 <= p < size]",
-          "return [p for p in (x - 1, x, x + 1) if 0 < p < size]"),),
-        loses=("test_edges",), keeps=(), says=("game [1, 6] with bombs [[0, 5]], dig [0, 0]",),
+CHAFFS = [
+    Chaff(
+        "edge_off_by_one",
+        "an axis loses its position 0",
+        (
+            (
+                "return [p for p in (x - 1, x, x + 1) if 0 <= p < size]",
+                "return [p for p in (x - 1, x, x + 1) if 0 < p < size]",
+            ),
+        ),
+        loses=("test_edges",),
+        keeps=(),
+        says=("game [1, 6] with bombs [[0, 5]], dig [0, 0]",),
     ),
-    Mutant(
-        "edge_past_the_end", "an axis loses its last position",
-        (("return [p for p in (x - 1, x, x + 1) if 0 <= p < size]",
-          "return [p for p in (x - 1, x, x + 1) if 0 <= p < size - 1]"),),
-        loses=("test_edges",), keeps=(), says=("game [1, 6] with bombs [[0, 5]], dig [0, 0]",),
+    Chaff(
+        "edge_past_the_end",
+        "an axis loses its last position",
+        (
+            (
+                "return [p for p in (x - 1, x, x + 1) if 0 <= p < size]",
+                "return [p for p in (x - 1, x, x + 1) if 0 <= p < size - 1]",
+            ),
+        ),
+        loses=("test_edges",),
+        keeps=(),
+        says=("game [1, 6] with bombs [[0, 5]], dig [0, 0]",),
     ),
-    Mutant(
-        "flood_skips_border_numbers", "the flood opens zeros only, never the numbers around them",
-        (("                    if not get_coords(self.mask, neighbour):",
-          "                    if not get_coords(self.mask, neighbour) and get_coords(self.board, neighbour) == 0:"),),
-        loses=("test_edges",), keeps=NEW_GAMES + ("test_render",),
+    Chaff(
+        "flood_skips_border_numbers",
+        "the flood opens zeros only, never the numbers around them",
+        (
+            (
+                "                    if not get_coords(self.mask, neighbour):",
+                "                    if not get_coords(self.mask, neighbour) and get_coords(self.board, neighbour) == 0:",  # noqa: E501
+            ),
+        ),
+        loses=("test_edges",),
+        keeps=NEW_GAMES + ("test_render",),
         says=("dig's result is wrong",),
     ),
-    Mutant(
-        "victory_needs_bombs_revealed", "victory waits for the bombs to be revealed too",
+    Chaff(
+        "victory_needs_bombs_revealed",
+        "victory waits for the bombs to be revealed too",
         (("    return board == BOMB or mask", "    return mask"),),
-        loses=("test_victory",), keeps=NEW_GAMES + ("test_render",),
+        loses=("test_victory",),
+        keeps=NEW_GAMES + ("test_render",),
         says=("game [2, 3] with bombs [[0, 1]], dig [0, 2]: the attribute state is wrong",),
     ),
-    Mutant(
-        "victory_too_early", "every dig declares a victory",
+    Chaff(
+        "victory_too_early",
+        "every dig declares a victory",
         (("    return board == BOMB or mask", "    return True"),),
-        loses=("test_victory",), keeps=NEW_GAMES + ("test_render",),
+        loses=("test_victory",),
+        keeps=NEW_GAMES + ("test_render",),
         says=("game [2, 3] with bombs [[0, 1]], dig [0, 0]: the attribute state is wrong",),
     ),
-    Mutant(
-        "zero_rendered_as_0", "render shows a 0 as '0' instead of ' '",
+    Chaff(
+        "zero_rendered_as_0",
+        "render shows a 0 as '0' instead of ' '",
         (("    return ZERO if board == 0 else str(board)", "    return str(board)"),),
         loses=("test_render", "test_random_games"),
-        keeps=("test_new_small_6d", "test_new_large_4d", "test_random_new_games", "test_dig_ongoing", "test_dig_defeat",
-               "test_redig_and_after_the_end", "test_victory"),
+        keeps=(
+            "test_new_small_6d",
+            "test_new_large_4d",
+            "test_random_new_games",
+            "test_dig_ongoing",
+            "test_dig_defeat",
+            "test_redig_and_after_the_end",
+            "test_victory",
+        ),
         says=("render() is wrong: at [", "expected ' ', got '0'"),
     ),
-    Mutant(
-        "dig_counts_redigs", "digging a revealed cell counts 1",
-        (("""        if self.state != "ongoing" or get_coords(self.mask, coordinates):
-            return 0""", """        if self.state != "ongoing":
+    Chaff(
+        "dig_counts_redigs",
+        "digging a revealed cell counts 1",
+        (
+            (
+                """        if self.state != "ongoing" or get_coords(self.mask, coordinates):
+            return 0""",
+                """        if self.state != "ongoing":
             return 0
         if get_coords(self.mask, coordinates):
-            return 1"""),),
+            return 1""",
+            ),
+        ),
         loses=("test_redig_and_after_the_end",),
         keeps=("test_new_small_6d", "test_new_large_4d", "test_random_new_games", "test_render", "test_edges"),
         says=("game [3, 3] with bombs [[0, 0], [2, 2]], dig [0, 1] again: dig's result is wrong: expected 0, got 1",),
     ),
-    Mutant(
-        "digs_after_the_end", "dig still reveals cells after a defeat",
-        (("""        if self.state != "ongoing" or get_coords(self.mask, coordinates):""",
-          """        if get_coords(self.mask, coordinates):"""),),
+    Chaff(
+        "digs_after_the_end",
+        "dig still reveals cells after a defeat",
+        (
+            (
+                """        if self.state != "ongoing" or get_coords(self.mask, coordinates):""",
+                """        if get_coords(self.mask, coordinates):""",
+            ),
+        ),
         loses=("test_redig_and_after_the_end",),
         keeps=("test_new_small_6d", "test_new_large_4d", "test_random_new_games", "test_render", "test_edges"),
         says=("dig [2, 0] after the defeat: dig's result is wrong",),
     ),
-    Mutant(
-        "bomb_not_revealed", "digging a bomb ends the game but leaves the bomb hidden",
-        (("""            set_coords(self.mask, coordinates, True)
-            self.state = "defeat\"""", """            self.state = "defeat\""""),),
+    Chaff(
+        "bomb_not_revealed",
+        "digging a bomb ends the game but leaves the bomb hidden",
+        (
+            (
+                """            set_coords(self.mask, coordinates, True)
+            self.state = "defeat\"""",
+                """            self.state = "defeat\"""",
+            ),
+        ),
         loses=("test_dig_defeat",),
-        keeps=("test_new_small_6d", "test_new_large_4d", "test_random_new_games", "test_render", "test_edges",
-               "test_victory"),
+        keeps=(
+            "test_new_small_6d",
+            "test_new_large_4d",
+            "test_random_new_games",
+            "test_render",
+            "test_edges",
+            "test_victory",
+        ),
         says=("the attribute mask is wrong",),
     ),
-    Mutant(
-        "render_ignores_mask", "render shows every cell, as if x-ray were always on",
+    Chaff(
+        "render_ignores_mask",
+        "render shows every cell, as if x-ray were always on",
         (("    if not (mask or xray):", "    if not xray and False:"),),
         loses=("test_render",),
-        keeps=("test_new_small_6d", "test_new_large_4d", "test_random_new_games", "test_dig_ongoing", "test_dig_defeat",
-               "test_redig_and_after_the_end", "test_victory"),
+        keeps=(
+            "test_new_small_6d",
+            "test_new_large_4d",
+            "test_random_new_games",
+            "test_dig_ongoing",
+            "test_dig_defeat",
+            "test_redig_and_after_the_end",
+            "test_victory",
+        ),
         says=("render() is wrong",),
     ),
-    Mutant(
-        "dump_removed", "the given dump() was deleted",
+    Chaff(
+        "dump_removed",
+        "the given dump() was deleted",
         ((DUMP, ""),),
-        loses=("test_random_new_games",), says=("random game 1 (dimensions", "has no attribute 'dump'"),
+        loses=("test_random_new_games",),
+        says=("random game 1 (dimensions", "has no attribute 'dump'"),
     ),
-    Mutant(
-        "dump_prints_the_board_twice", "dump() prints the board where the mask belongs",
-        (('        print("mask: ", "\\n       ".join(str(part) for part in self.mask))\n',
-          '        print("mask: ", "\\n       ".join(str(part) for part in self.board))\n'),),
+    Chaff(
+        "dump_prints_the_board_twice",
+        "dump() prints the board where the mask belongs",
+        (
+            (
+                '        print("mask: ", "\\n       ".join(str(part) for part in self.mask))\n',
+                '        print("mask: ", "\\n       ".join(str(part) for part in self.board))\n',
+            ),
+        ),
         loses=("test_random_new_games",),
         says=("random game 1 (dimensions", "dump() printed line", "(spaces not counted)"),
     ),
-    Mutant(
-        "dig_answers_true", "dig answers True instead of 1 for a bomb",
-        (("""            self.state = "defeat"
-            return 1""", """            self.state = "defeat"
-            return True"""),),
+    Chaff(
+        "dig_answers_true",
+        "dig answers True instead of 1 for a bomb",
+        (
+            (
+                """            self.state = "defeat"
+            return 1""",
+                """            self.state = "defeat"
+            return True""",
+            ),
+        ),
         loses=("test_dig_defeat", "test_redig_and_after_the_end"),
-        keeps=("test_new_small_6d", "test_new_large_4d", "test_random_new_games", "test_render", "test_edges",
-               "test_victory", "test_dig_ongoing"),
+        keeps=(
+            "test_new_small_6d",
+            "test_new_large_4d",
+            "test_random_new_games",
+            "test_render",
+            "test_edges",
+            "test_victory",
+            "test_dig_ongoing",
+        ),
         says=("dig should return an int (cells newly revealed), got True",),
+    ),
+    Chaff(
+        "victory_from_a_revealed_count",
+        "the game keeps a count of its safe cells still hidden, a fifth attribute, and wins when it reaches 0",
+        (
+            (
+                '        self.state = "ongoing"\n',
+                '        self.state = "ongoing"\n'
+                "        self.hidden_safe = sum(1 for cell in all_coords(dimensions) if get_coords(self.board, cell) != BOMB)\n",  # noqa: E501
+            ),
+            (
+                "        if all_safe_revealed(self.board, self.mask):\n",
+                "        self.hidden_safe -= revealed\n        if self.hidden_safe == 0:\n",
+            ),
+        ),
+        loses=("test_victory",),
+        says=(
+            "whose mask was then replaced by one showing every safe cell but",
+            "the attribute state is wrong: expected 'victory', got 'ongoing'",
+            "four attributes alone",
+        ),
     ),
 ]

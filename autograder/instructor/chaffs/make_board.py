@@ -1,75 +1,120 @@
-"""Mutants of step 2's solution (make_board, get/set_coords, all_coords, neighbors, new_board)."""
+"""Chaffs of step 2's solution (make_board, get/set_coords, all_coords, neighbors, new_board)."""
 
 from __future__ import annotations
 
-from . import Mutant
+from . import Chaff
 
-MUTANTS = [
-    Mutant(
-        "make_board_repeats_one_row", "make_board repeats one inner board instead of building each",
-        (("    return [make_board(dimensions[1:], elem) for _ in range(dimensions[0])]\n",
-          "    return [make_board(dimensions[1:], elem)] * dimensions[0]\n"),),
+CHAFFS = [
+    Chaff(
+        "make_board_repeats_one_row",
+        "make_board repeats one inner board instead of building each",
+        (
+            (
+                "    return [make_board(dimensions[1:], elem) for _ in range(dimensions[0])]\n",
+                "    return [make_board(dimensions[1:], elem)] * dimensions[0]\n",
+            ),
+        ),
         loses=("test_make_board_has_no_aliasing", "test_new_board", "test_large_board"),
         keeps=("test_make_board", "test_all_coords", "test_neighbors"),
         says=("make_board([2, 2], 0) then set_coords(board, [0, 1], 1): the board after set_coords is wrong",),
     ),
-    Mutant(
-        "make_board_one_short", "make_board's last axis holds one cell too few",
-        (("        return [elem for _ in range(dimensions[0])]\n",
-          "        return [elem for _ in range(dimensions[0] - 1)]\n"),),
+    Chaff(
+        "make_board_one_short",
+        "make_board's last axis holds one cell too few",
+        (
+            (
+                "        return [elem for _ in range(dimensions[0])]\n",
+                "        return [elem for _ in range(dimensions[0] - 1)]\n",
+            ),
+        ),
         loses=("test_make_board",),
         keeps=("test_all_coords", "test_neighbors"),
         says=("make_board([3], 0): make_board's result is wrong: the top level has 2 items, expected 3",),
     ),
-    Mutant(
-        "get_coords_needs_a_list", "get_coords stops at coordinates == [], so tuple coordinates never stop",
-        (("    if len(coordinates) == 1:\n        return board[coordinates[0]]\n    return get_coords(",
-          "    if coordinates == []:\n        return board\n    return get_coords("),),
+    Chaff(
+        "get_coords_needs_a_list",
+        "get_coords stops at coordinates == [], so tuple coordinates never stop",
+        (
+            (
+                "    if len(coordinates) == 1:\n        return board[coordinates[0]]\n    return get_coords(",
+                "    if coordinates == []:\n        return board\n    return get_coords(",
+            ),
+        ),
         loses=("test_get_and_set_coords", "test_new_board"),
         keeps=("test_make_board", "test_make_board_has_no_aliasing", "test_all_coords", "test_neighbors"),
         says=("get_coords(board, (", "IndexError"),
     ),
-    Mutant(
-        "set_coords_returns_the_board", "set_coords changes the board and also returns it",
-        (("        set_coords(board[coordinates[0]], coordinates[1:], value)\n",
-          "        set_coords(board[coordinates[0]], coordinates[1:], value)\n    return board\n"),),
+    Chaff(
+        "set_coords_returns_the_board",
+        "set_coords changes the board and also returns it",
+        (
+            (
+                "        set_coords(board[coordinates[0]], coordinates[1:], value)\n",
+                "        set_coords(board[coordinates[0]], coordinates[1:], value)\n    return board\n",
+            ),
+        ),
         loses=("test_get_and_set_coords",),
         says=("should change the board in place and return nothing",),
     ),
-    Mutant(
-        "all_coords_column_major", "all_coords lets the first axis change fastest",
-        (("    return [(first,) + tail for first in range(dimensions[0]) for tail in rest]",
-          "    return [(first,) + tail for tail in rest for first in range(dimensions[0])]"),),
+    Chaff(
+        "all_coords_column_major",
+        "all_coords lets the first axis change fastest",
+        (
+            (
+                "    return [(first,) + tail for first in range(dimensions[0]) for tail in rest]",
+                "    return [(first,) + tail for tail in rest for first in range(dimensions[0])]",
+            ),
+        ),
         loses=("test_all_coords",),
         says=("all_coords([2, 2]): all_coords' result is wrong: at [1][0]: expected 0, got 1",),
     ),
-    Mutant(
-        "neighbors_needs_lists", "neighbors stops at dimensions == [], so tuple dimensions never stop",
-        (("    if len(dimensions) == 0:\n        return []\n    first = coordinates[0]",
-          "    if dimensions == []:\n        return []\n    first = coordinates[0]"),),
+    Chaff(
+        "neighbors_needs_lists",
+        "neighbors stops at dimensions == [], so tuple dimensions never stop",
+        (
+            (
+                "    if len(dimensions) == 0:\n        return []\n    first = coordinates[0]",
+                "    if dimensions == []:\n        return []\n    first = coordinates[0]",
+            ),
+        ),
         loses=("test_neighbors",),
         says=("neighbors((5,), (0,))", "IndexError"),
     ),
-    Mutant(
-        "neighbors_includes_itself", "neighbors forgets to leave the cell itself out",
-        (("return [(value,) + tail for value in firsts for tail in rest if (value,) + tail != itself]",
-          "return [(value,) + tail for value in firsts for tail in rest]"),),
+    Chaff(
+        "neighbors_includes_itself",
+        "neighbors forgets to leave the cell itself out",
+        (
+            (
+                "return [(value,) + tail for value in firsts for tail in rest if (value,) + tail != itself]",
+                "return [(value,) + tail for value in firsts for tail in rest]",
+            ),
+        ),
         loses=("test_neighbors", "test_new_board", "test_large_board"),
         keeps=("test_make_board", "test_make_board_has_no_aliasing", "test_get_and_set_coords", "test_all_coords"),
-        says=("neighbors([5], [0]): the neighbours wrongly includes [0]",),
+        says=("neighbors([5], [0]): the neighbours are wrong: unexpected: [0]",),
     ),
-    Mutant(
-        "neighbors_edge_off_by_one", "neighbors drops position 0 on every axis",
-        (("firsts = [value for value in (first - 1, first, first + 1) if 0 <= value < dimensions[0]]",
-          "firsts = [value for value in (first - 1, first, first + 1) if 0 < value < dimensions[0]]"),),
+    Chaff(
+        "neighbors_edge_off_by_one",
+        "neighbors drops position 0 on every axis",
+        (
+            (
+                "firsts = [value for value in (first - 1, first, first + 1) if 0 <= value < dimensions[0]]",
+                "firsts = [value for value in (first - 1, first, first + 1) if 0 < value < dimensions[0]]",
+            ),
+        ),
         loses=("test_neighbors", "test_new_board", "test_large_board"),
         keeps=("test_make_board", "test_make_board_has_no_aliasing", "test_get_and_set_coords", "test_all_coords"),
-        says=("neighbors([3, 3], [0, 0]): the neighbours is missing [0, 1]",),
+        says=("neighbors([3, 3], [0, 0]): the neighbours are wrong: missing: [0, 1]",),
     ),
-    Mutant(
-        "new_board_forgets_the_last_bomb", "new_board counts around every bomb but the last",
-        (("    for bomb in bombs:\n        for cell in neighbors(dimensions, bomb):",
-          "    for bomb in bombs[:-1]:\n        for cell in neighbors(dimensions, bomb):"),),
+    Chaff(
+        "new_board_forgets_the_last_bomb",
+        "new_board counts around every bomb but the last",
+        (
+            (
+                "    for bomb in bombs:\n        for cell in neighbors(dimensions, bomb):",
+                "    for bomb in bombs[:-1]:\n        for cell in neighbors(dimensions, bomb):",
+            ),
+        ),
         loses=("test_new_board", "test_large_board"),
         says=("new_board([4], [[0]]): the board is wrong: at [1]: expected 1, got 0",),
     ),

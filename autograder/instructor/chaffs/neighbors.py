@@ -1,99 +1,126 @@
-"""Mutants of step 1's solution (the Project 10 text game and the neighbour functions)."""
+"""Chaffs of step 1's solution (the Project 10 text game and the neighbour functions)."""
 
 from __future__ import annotations
 
-from . import Mutant
+from . import Chaff
 
-GAME = ("test_read_file", "test_update_grid_and_empty_grid", "test_print_grid", "test_original_scripted_games",
-        "test_random_games")
+GAME = (
+    "test_read_file",
+    "test_update_grid_and_empty_grid",
+    "test_print_grid",
+    "test_original_scripted_games",
+    "test_random_games",
+)
 NEIGHBOURS = ("test_neighbors_1d", "test_neighbors_2d", "test_neighbors_3d", "test_neighbors_nd")
 
-MUTANTS = [
-    Mutant(
-        "read_file_needs_spaces", "read_file splits rows on ', ' only, so '1,0' or '0 ,1' is misread",
+CHAFFS = [
+    Chaff(
+        "read_file_needs_spaces",
+        "read_file splits rows on ', ' only, so '1,0' or '0 ,1' is misread",
         (('cells = line.replace(",", " ").split()', 'cells = line.strip().split(", ")'),),
         loses=("test_read_file",),
         says=("read_file of the original fiveByFive.txt: ValueError: line 7 has 4 cells",),
     ),
-    Mutant(
-        "read_file_swaps_width_and_height", "read_file takes the first line for the height",
+    Chaff(
+        "read_file_swaps_width_and_height",
+        "read_file takes the first line for the height",
         (("width, height = int(lines[0]), int(lines[1])", "height, width = int(lines[0]), int(lines[1])"),),
         loses=("test_read_file", "test_update_grid_and_empty_grid", "test_random_games"),
         keeps=("test_print_grid",) + NEIGHBOURS,
         says=("-high board file written", "ValueError: the height says"),
     ),
-    Mutant(
-        "empty_grid_rows_shared", "make_empty_grid repeats one row object",
+    Chaff(
+        "empty_grid_rows_shared",
+        "make_empty_grid repeats one row object",
         (('return [[" " for _ in row] for row in grid]', 'return [[" "] * len(grid[0])] * len(grid)'),),
         loses=("test_update_grid_and_empty_grid", "test_random_games"),
         keeps=("test_read_file", "test_print_grid") + NEIGHBOURS,
         says=("after its bottom-left cell was set to '1' (every row a new list)", "at [0][0]: expected ' ', got '1'"),
     ),
-    Mutant(
-        "update_grid_returns_the_grid", "update_grid changes the grid and also returns it",
+    Chaff(
+        "update_grid_returns_the_grid",
+        "update_grid changes the grid and also returns it",
         (("            grid[r][c] = str(count)\n", "            grid[r][c] = str(count)\n    return grid\n"),),
         loses=("test_update_grid_and_empty_grid",),
         says=("update_grid should change the grid in place and return nothing",),
     ),
-    Mutant(
-        "update_grid_skips_diagonals", "update_grid counts only the four side neighbours",
+    Chaff(
+        "update_grid_skips_diagonals",
+        "update_grid counts only the four side neighbours",
         (("if (dr or dc) and 0 <= rr < rows", "if (dr == 0) != (dc == 0) and 0 <= rr < rows"),),
         loses=("test_update_grid_and_empty_grid", "test_original_scripted_games", "test_random_games"),
         keeps=("test_read_file", "test_print_grid") + NEIGHBOURS,
         says=("the grid after update_grid is wrong",),
     ),
-    Mutant(
-        "print_grid_one_digit_labels", "print_grid pads the row number with one space, fine below 10 only",
+    Chaff(
+        "print_grid_one_digit_labels",
+        "print_grid pads the row number with one space, fine below 10 only",
         (('print(f"{height - 1 - index:>2}"', 'print(" " + str(height - 1 - index)'),),
         loses=("test_print_grid",),
         keeps=("test_read_file", "test_update_grid_and_empty_grid", "test_original_scripted_games") + NEIGHBOURS,
         says=("print_grid of a 11x1 grid: printed line 1 is ' 10[ ]', expected '10[ ]'",),
     ),
-    Mutant(
-        "dig_reads_one_digit_row", "dig reads only the first digit of the row number ('c12' becomes row 1)",
+    Chaff(
+        "dig_reads_one_digit_row",
+        "dig reads only the first digit of the row number ('c12' becomes row 1)",
         (("row = height - 1 - int(coordinate[1:])", "row = height - 1 - int(coordinate[1])"),),
         loses=("test_random_games",),
         says=("random board", "digs ['", "the user view is wrong"),
     ),
-    Mutant(
-        "dig_shows_mines_in_the_ring", "dig copies the mines around the dug cell into the view",
-        (("if 0 <= r < height and 0 <= c < width and grid[r][c] != \"X\":",
-          "if 0 <= r < height and 0 <= c < width:"),),
+    Chaff(
+        "dig_shows_mines_in_the_ring",
+        "dig copies the mines around the dug cell into the view",
+        (('if 0 <= r < height and 0 <= c < width and grid[r][c] != "X":', "if 0 <= r < height and 0 <= c < width:"),),
         loses=("test_original_scripted_games", "test_random_games"),
         keeps=("test_read_file", "test_update_grid_and_empty_grid", "test_print_grid") + NEIGHBOURS,
         says=("the original full game",),
     ),
-    Mutant(
-        "status_ignores_a_shown_mine", "determine_game_status only asks whether safe cells are left",
+    Chaff(
+        "status_ignores_a_shown_mine",
+        "determine_game_status only asks whether safe cells are left",
         (('    if any("X" in row for row in user_view):\n        return False\n', ""),),
         loses=("test_original_scripted_games", "test_random_games"),
         keeps=("test_read_file", "test_update_grid_and_empty_grid", "test_print_grid") + NEIGHBOURS,
         says=("the original full game lose",),
     ),
-    Mutant(
-        "neighbors_1d_includes_itself", "neighbors_1d lists x itself",
-        (("return [n for n in (x - 1, x + 1) if 0 <= n < length]",
-          "return [n for n in (x - 1, x, x + 1) if 0 <= n < length]"),),
+    Chaff(
+        "neighbors_1d_includes_itself",
+        "neighbors_1d lists x itself",
+        (
+            (
+                "return [n for n in (x - 1, x + 1) if 0 <= n < length]",
+                "return [n for n in (x - 1, x, x + 1) if 0 <= n < length]",
+            ),
+        ),
         loses=("test_neighbors_1d",),
-        says=("neighbors_1d(1, 0): expected [] (any order), got [0]",),
+        says=("neighbors_1d(1, 0): the neighbours are wrong: unexpected: [0]",),
     ),
-    Mutant(
-        "neighbors_2d_past_the_edge", "neighbors_2d lets the column run one past the edge",
+    Chaff(
+        "neighbors_2d_past_the_edge",
+        "neighbors_2d lets the column run one past the edge",
         (("for cc in (c - 1, c, c + 1) if 0 <= cc < cols", "for cc in (c - 1, c, c + 1) if 0 <= cc <= cols"),),
         loses=("test_neighbors_2d",),
-        says=("neighbors_2d([1, 3], [0, 2]): the neighbours wrongly includes [0, 3]",),
+        says=("neighbors_2d([1, 3], [0, 2]): the neighbours are wrong: unexpected: [0, 3]",),
     ),
-    Mutant(
-        "neighbors_3d_drops_an_axis_edge", "neighbors_3d never steps down on the last axis",
+    Chaff(
+        "neighbors_3d_drops_an_axis_edge",
+        "neighbors_3d never steps down on the last axis",
         (("for z in (c - 1, c, c + 1) if 0 <= z < size2", "for z in (c, c + 1) if 0 <= z < size2"),),
         loses=("test_neighbors_3d",),
-        says=("neighbors_3d([3, 3, 3], [1, 1, 1]): the neighbours is missing",),
+        says=(
+            "neighbors_3d([3, 3, 3], [1, 1, 1]): the neighbours are wrong: missing: [0, 0, 0], [0, 1, 0], [0, 2, 0] and 6 more",  # noqa: E501
+        ),
     ),
-    Mutant(
-        "neighbors_nd_breaks_on_tuples", "neighbors compares cells with a list, so a tuple cell counts itself",
-        (("    itself = tuple(coordinates)\n    return [cell for cell in around(0) if cell != itself]",
-          "    return [cell for cell in around(0) if list(cell) != coordinates]"),),
+    Chaff(
+        "neighbors_nd_breaks_on_tuples",
+        "neighbors compares cells with a list, so a tuple cell counts itself",
+        (
+            (
+                "    itself = tuple(coordinates)\n    return [cell for cell in around(0) if cell != itself]",
+                "    return [cell for cell in around(0) if list(cell) != coordinates]",
+            ),
+        ),
         loses=("test_neighbors_nd",),
-        says=("neighbors((4,), (0,)): the neighbours wrongly includes [0]",),
+        says=("neighbors((4,), (0,)): the neighbours are wrong: unexpected: [0]",),
     ),
 ]

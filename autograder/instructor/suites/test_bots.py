@@ -49,7 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from autograder.assignments import get_assignment
-from autograder.suite import Mismatch, points
+from autograder.suite import Mismatch, note, plural, points
 from minesweeper_kit import Game
 from minesweeper_kit.arena import BotError, GameRecord, LocalRunner, Rules, SandboxRunner, play_game
 from minesweeper_kit.bots import ReferenceSolver
@@ -318,10 +318,20 @@ class Comparison:
         return Z95 * math.sqrt(squares / (n * (n - 1))) / (self.judge_wins / n)
 
     def text(self) -> str:
+        """The wins in plain words, then the ratio and its margin."""
+        text = (
+            f"your bot won {self.bot_wins} of {plural(self.games, BOARD + ' game')}, the judge "
+            f"{self.judge_wins} of the same boards"
+        )
+        if self.bot_wins and self.judge_wins:
+            split = [plural(self.both, "board") + " won by both"]
+            if self.bot_only:
+                split.append(f"{self.bot_only} by your bot alone")
+            if self.judge_only:
+                split.append(f"{self.judge_only} by the judge alone")
+            text += f" ({', '.join(split)})"
         return (
-            f"your bot won {self.bot_wins} of {self.games} {BOARD} games, the judge {self.judge_wins} of the "
-            f"same boards (both {self.both}, only yours {self.bot_only}, only the judge's {self.judge_only}): "
-            f"{100 * self.ratio:.0f}% of the judge's win rate, +-{100 * self.margin:.0f} points at 95% "
+            f"{text}: {100 * self.ratio:.0f}% of the judge's win rate, +-{100 * self.margin:.0f} points at 95% "
             "confidence for this run"
         )
 
@@ -349,12 +359,18 @@ def require_bot(box) -> None:
 
 
 @points(2)
-def test_plays_legal_games(box, settings, seed, submission_source):
+def test_plays_legal_games(box, settings, seed, submission_source, request):
     """The bot finishes its games without crashes, illegal moves or time-outs"""
     require_bot(box)
     played = games_played(settings, seed, submission_source)
     records = played.bot + played.legal
     bad = [r for r in records if r.reason not in ("won", "mine")]
+    if not bad:
+        note(
+            request,
+            f"all {plural(len(records), 'game')} played to the end, without a crash, an illegal move or a "
+            f"time-out; {compare(played).text()}",
+        )
     if bad:
         counts: dict[str, int] = {}
         for r in bad:
@@ -366,16 +382,17 @@ def test_plays_legal_games(box, settings, seed, submission_source):
             else ""
         )
         raise Mismatch(
-            f"{len(bad)} of {len(records)} games were lost to "
+            f"{len(bad)} of {plural(len(records), 'game')} {'was' if len(bad) == 1 else 'were'} lost to "
             + ", ".join(f"{k} ({v})" for k, v in sorted(counts.items()))
             + rule
             + f"; first: {first.board} game {first.index} (seed {first.seed}): {first.detail[:300]}"
         )
 
 
-def tier(box, settings, seed, source, share):
+def tier(box, settings, seed, source, share, request):
     require_bot(box)
     result = compare(games_played(settings, seed, source))
+    note(request, f"{result.text()}; this test asks for {100 * share:.0f}%")
     if result.ratio < share:
         near = (
             f"; {100 * share:.0f}% is within this run's margin, so another run could land on either side"
@@ -386,24 +403,24 @@ def tier(box, settings, seed, source, share):
 
 
 @points(2)
-def test_a_fifth_of_the_judge(box, settings, seed, submission_source):
+def test_a_fifth_of_the_judge(box, settings, seed, submission_source, request):
     """Win rate at least 20% of the judge's"""
-    tier(box, settings, seed, submission_source, 0.2)
+    tier(box, settings, seed, submission_source, 0.2, request)
 
 
 @points(2)
-def test_two_fifths_of_the_judge(box, settings, seed, submission_source):
+def test_two_fifths_of_the_judge(box, settings, seed, submission_source, request):
     """Win rate at least 40% of the judge's"""
-    tier(box, settings, seed, submission_source, 0.4)
+    tier(box, settings, seed, submission_source, 0.4, request)
 
 
 @points(2)
-def test_three_fifths_of_the_judge(box, settings, seed, submission_source):
+def test_three_fifths_of_the_judge(box, settings, seed, submission_source, request):
     """Win rate at least 60% of the judge's"""
-    tier(box, settings, seed, submission_source, 0.6)
+    tier(box, settings, seed, submission_source, 0.6, request)
 
 
 @points(2)
-def test_three_quarters_of_the_judge(box, settings, seed, submission_source):
+def test_three_quarters_of_the_judge(box, settings, seed, submission_source, request):
     """Win rate at least 75% of the judge's"""
-    tier(box, settings, seed, submission_source, 0.75)
+    tier(box, settings, seed, submission_source, 0.75, request)

@@ -26,6 +26,16 @@ from minesweeper_kit import Face, Game, Mark
 from minesweeper_kit.sandbox import StudentError
 
 FACE_CODE = {Face.COVERED: -1, Face.FLAG: -2, Face.EXPLODED: -3, Face.WRONG_FLAG: -4, Face.MINE: -5, Face.QUESTION: -6}
+#: The notebook's names of the statuses below 0 (its VisibleField cell): messages say them by name.
+STATUS_NAMES = {-1: "COVERED", -2: "MINE_GUESS", -3: "EXPLODED_MINE", -4: "INCORRECT_GUESS", -5: "MINE", -6: "QUESTION"}
+
+
+def status_text(value):
+    """A status for a message: its name when it is one of the notebook's constants, else as it is
+    (a number of neighbouring mines, or whatever else get_status answered)."""
+    if type(value) is int and value in STATUS_NAMES:
+        return STATUS_NAMES[value]
+    return describe(value)
 
 
 # ------------------------------------------------------------------------------- sandbox helpers
@@ -236,7 +246,13 @@ def test_populate_avoids_the_first_cell(box, seed):
 
 
 def check_view(box, visible, game, rows, cols, case):
-    check_equal(all_statuses(box, visible, rows, cols), statuses(game), what="get_status of every cell", case=case)
+    check_equal(
+        all_statuses(box, visible, rows, cols),
+        statuses(game),
+        what="get_status of every cell",
+        case=case,
+        show=status_text,
+    )
     check_equal(box.call_method(visible, "num_mines_left"), game.mines_left, what="num_mines_left()", case=case)
     check_equal(box.call_method(visible, "is_game_over"), game.state != "ongoing", what="is_game_over()", case=case)
 
@@ -352,7 +368,9 @@ def test_guesses_block_the_flood(box):
             game.cycle_mark((r, c))
         box.call_method(visible, "uncover", 0, 0)
     game.dig((0, 0))
-    check_equal(all_statuses(box, visible, 5, 5), statuses(game), what="get_status of every cell", case=case)
+    check_equal(
+        all_statuses(box, visible, 5, 5), statuses(game), what="get_status of every cell", case=case, show=status_text
+    )
     check_equal(all_uncovered(box, visible, 5, 5), uncovered(game), what="is_uncovered of every cell", case=case)
 
 
@@ -384,7 +402,7 @@ def test_flood_fill_iterative_small(box, seed):
         wanted = [
             [int(game.numbers[rr, cc]) if game.revealed[rr, cc] else -1 for cc in range(cols)] for rr in range(rows)
         ]
-        check_equal(open_cells(got), wanted, what="the open cells", case=case)
+        check_equal(open_cells(got), wanted, what="the open cells", case=case, show=status_text)
         with during(case + ", then again from the same cell"):
             got = box.call("flood_fill_iterative", visible, r, c)
         check_equal(got, 0, what="the number of cells opened", case=case + ", then again from the same cell")
@@ -398,7 +416,13 @@ def test_flood_fill_iterative_small(box, seed):
                 box.call_method(visible, "uncover", rr, cc)
                 game.dig((rr, cc))
         check_equal(box.call_method(visible, "is_game_over"), True, what="is_game_over()", case=case)
-        check_equal(all_statuses(box, visible, rows, cols), statuses(game), what="get_status of every cell", case=case)
+        check_equal(
+            all_statuses(box, visible, rows, cols),
+            statuses(game),
+            what="get_status of every cell",
+            case=case,
+            show=status_text,
+        )
 
 
 @points(2)

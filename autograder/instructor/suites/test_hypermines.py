@@ -2,9 +2,11 @@
 
 Fixed cases are the original lab's tests (data/originals/hypermines); differential cases compare the
 submission with the engine on random games drawn from this grading run's seed, smallest first;
-size cases are the original 4-D and 5-D boards. `dump()`, given in the template and the notebook,
-must still print the four attributes (one slice of the first axis a line); spaces are not counted,
-since the lab's template and the notebook align the lines differently.
+size cases are the original 4-D and 5-D boards. A game is its four attributes and nothing else, so
+a game whose `board` or `mask` was replaced must still play, and be won, by the rules. `dump()`,
+given in the template and the notebook, must still print the four attributes (one slice of the
+first axis a line); spaces are not counted, since the lab's template and the notebook align the
+lines differently.
 
 Time: 40 s of CPU time for the two largest whole games and 30 s for every other test, as the
 notebook states; the reference needs at most about 0.7 s for any test (over 40 times less).
@@ -19,7 +21,7 @@ from functools import cache
 
 import numpy as np
 
-from autograder.suite import Mismatch, check_equal, describe, points, require, time_limit
+from autograder.suite import Mismatch, check_equal, describe, first_difference, points, require, time_limit
 from minesweeper_kit import Game
 from minesweeper_kit.formats.mit6009 import write_board as hypermines_board
 from minesweeper_kit.formats.mit6009 import write_render as hypermines_render
@@ -290,8 +292,15 @@ def test_redig_and_after_the_end(box):
     )
 
 
+#: Why a game whose mask was replaced must still be won by its last safe cell (the notebook's rule).
+FOUR_ATTRIBUTES = (
+    "dig must read the game from its four attributes alone, which may be replaced between digs: "
+    "no other record, such as a count of the cells revealed so far"
+)
+
+
 @points(1)
-def test_victory(box):
+def test_victory(box, seed):
     """The game is won exactly when every safe cell is revealed"""
     dimensions, bombs = [2, 3], [[0, 1]]
     handle = new_game(box, dimensions, bombs)
@@ -301,6 +310,24 @@ def test_victory(box):
         expected = game.dig(coordinates)
         check_equal(dig(box, handle, coordinates, case), expected, what="dig's result", case=case)
         check_equal(box.get_attr(handle, "state"), game.state, what="the attribute state", case=case)
+    # A game's mask replaced by one showing every safe cell but one: digging that one wins.
+    rng = random.Random(f"{seed}:won")
+    for number, (dimensions, bombs, _) in enumerate(random_games(seed, "won", 4, 60), start=1):
+        everything = [list(map(int, c)) for c in zip(*[x.ravel() for x in np.indices(dimensions)])]
+        last = rng.choice([c for c in everything if c not in bombs])
+        mask = np.zeros(dimensions, dtype=bool)
+        for cell in everything:
+            mask[tuple(cell)] = cell not in bombs and cell != last
+        case = (
+            f"{describe_game(number, dimensions, bombs)} whose mask was then replaced by one showing every "
+            f"safe cell but {last}, dig {last}"
+        )
+        handle = new_game(box, dimensions, bombs)
+        box.set_attr(handle, "mask", mask.tolist())
+        check_equal(dig(box, handle, last, case), 1, what="dig's result", case=case)
+        difference = first_difference(box.get_attr(handle, "state"), "victory")
+        if difference:
+            raise Mismatch(f"{case}: the attribute state is wrong: {difference} ({FOUR_ATTRIBUTES})")
 
 
 # ------------------------------------------------------------------------------- differential
