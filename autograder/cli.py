@@ -37,6 +37,31 @@ EXIT_NOT_GRADED = 3
 #: Graded, but an nbgrader course's gradebook could not be written (the results folder holds everything).
 EXIT_GRADEBOOK = 4
 
+#: The optional packages commands import, and the extra of minesweeper-kit that installs each: the
+#: command is installed with the kit itself, so a lighter install must say what to add.
+EXTRA_OF = {
+    "pytest": "grader",
+    "distributed": "grader",
+    "dask": "grader",
+    "tomli": "grader",
+    "IPython": "grader",
+    "nbgrader": "lab",
+    "matplotlib": "report",
+}
+
+
+def missing_package(error: ModuleNotFoundError) -> str | None:
+    """What to install for a missing optional package (one line), or None when it is not one."""
+    package = (error.name or "").partition(".")[0]
+    if package not in EXTRA_OF:
+        return None
+    extra = EXTRA_OF[package]
+    return (
+        f"this command needs {package}, which is not installed here: run "
+        f"`{sys.executable} -m pip install 'minesweeper-kit[{extra}]'` "
+        f"(in the kit's checkout: `.venv/bin/pip install -e '.[{extra}]'`)"
+    )
+
 
 def _positive(value: str) -> float:
     number = float(value)
@@ -502,6 +527,12 @@ def main(argv: list[str] | None = None) -> int:
         return handlers[args.command](args)
     except (ValueError, InstructorMaterialMissing, IsolationUnavailable) as error:
         print(f"autograder: error: {error}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as error:
+        advice = missing_package(error)
+        if advice is None:
+            raise
+        print(f"autograder: error: {advice}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as stop:
         what = "SIGTERM" if isinstance(stop, Terminated) else "SIGINT (Ctrl+C)"

@@ -4,6 +4,11 @@ Students run `mines lab` (what `make lab` runs): it builds the student versions 
 once into ``workspace/`` beside the checkout's ``notebooks/`` and opens JupyterLab there, so the
 file browser never reaches a solution. Instructors run `mines lab --source` to open the nbgrader
 source notebooks, solutions included.
+
+JupyterLab runs in the folder it opens, so that nbgrader's Validate reads that folder's
+``nbgrader_config.py`` (the workspace's time limits, workspace.py); it starts with the news pop-up
+off (``jupyter_config/``, a default the student's own settings still override) and, where ZeroMQ
+can, with encrypted kernel connections.
 """
 
 from __future__ import annotations
@@ -15,7 +20,20 @@ import sys
 from pathlib import Path
 
 from .shutdown import stop_on_sigterm
-from .workspace import build_workspace, default_workspace
+from .workspace import build_workspace, curve_available, default_workspace
+
+#: Jupyter settings of the kit, put on JUPYTER_CONFIG_PATH: JupyterLab's news pop-up off by default
+#: (it covered the boards' lower right corner).
+JUPYTER_CONFIG = Path(__file__).resolve().parent / "jupyter_config"
+
+# JupyterLab as `python -m jupyterlab` would start it, with two differences. The folder it runs in is
+# not on sys.path: a student's random.py or numpy.py in the workspace must not replace a module of
+# the server. And rfc3987-syntax is hidden from jsonschema: it builds some 40 Lark parsers on import
+# (about 2 s of CPU, a third of the server's start) for IRI format checks no Jupyter schema asks for.
+_SERVER = (
+    "import runpy, sys; sys.path.pop(0); sys.modules['rfc3987_syntax'] = None; "
+    "runpy.run_module('jupyterlab', run_name='__main__', alter_sys=True)"
+)
 
 
 def find_notebooks(start: Path | None = None) -> Path | None:
@@ -80,17 +98,19 @@ def run(args: argparse.Namespace) -> int:
     print(f"mines lab: {message}", flush=True)
     from .widgets.server import server_options  # kernel websockets with TCP_NODELAY: no 40 ms stalls on clicks
 
-    command = [
-        sys.executable,
-        "-m",
-        "jupyterlab",
-        f"--ServerApp.root_dir={folder.resolve()}",
-        *server_options(),
-        *args.extra,
-    ]
+    folder = folder.resolve()
+    command = [sys.executable, "-c", _SERVER, f"--ServerApp.root_dir={folder}", *server_options()]
+    if curve_available():  # no "Kernel is running over TCP without encryption" for every kernel
+        command.append("--KernelManager.transport_encryption=auto")
+    command += args.extra
     if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in command:
         # Containers and course VMs often run as root, where JupyterLab refuses to start without it.
         command.append("--allow-root")
+    os.environ["JUPYTER_CONFIG_PATH"] = os.pathsep.join(
+        p for p in (str(JUPYTER_CONFIG), os.environ.get("JUPYTER_CONFIG_PATH", "")) if p
+    )
+    # nbgrader's Validate handler reads nbgrader_config.py from the server's working directory.
+    os.chdir(folder)
     os.execv(sys.executable, command)
     return 0  # not reached
 

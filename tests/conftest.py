@@ -35,7 +35,8 @@ SHARED_SERVERS = {"lab": "browser", "browser": "browser", "page": "browser", "no
                   "course": "nbgrader", "stage": "redteam"}
 # Groups known to take minutes, started first (longest first, as measured with --durations); the
 # rest follow in file order.
-LONG_GROUPS = ("browser", "tests/notebooks/test_workspace.py", "nbgrader", "tests/autograder/test_mutants.py",
+LONG_GROUPS = ("tests/notebooks/test_workspace_settings.py", "browser", "tests/test_autograder_install.py",
+               "tests/notebooks/test_workspace.py", "nbgrader", "tests/autograder/test_mutants.py",
                "tests/test_stands_alone.py", "redteam", "tests/autograder/test_deterministic_grades.py",
                "tests/autograder/test_hostile.py", "tests/autograder/test_nbgrader_course.py")
 

@@ -65,3 +65,38 @@ def test_unknown_options_are_refused_outside_lab():
     result = subprocess.run([sys.executable, "-m", "minesweeper_kit.cli", "play", "--nonsense"],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2 and "unrecognized arguments: --nonsense" in result.stderr
+
+
+def test_a_module_in_the_opened_folder_does_not_replace_the_servers(tmp_path):
+    """JupyterLab runs in the folder it opens (nbgrader's Validate reads its nbgrader_config.py
+    there), yet a student's file named like a module of the server is not imported by it."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "tornado.py").write_text("raise SystemExit('the workspace shadowed tornado')\n")
+    port, token = free_port(), secrets.token_hex(16)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "minesweeper_kit.cli", "lab", str(folder), "--no-browser",
+         f"--ServerApp.port={port}", "--ServerApp.ip=127.0.0.1"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path,
+        env=token_environment({**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")},
+                              tempfile.mkdtemp(dir=tmp_path), token))
+    try:
+        listing = None
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and server.poll() is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/contents?token={token}", timeout=5) as r:
+                    listing = json.load(r)
+                break
+            except OSError:
+                time.sleep(0.5)
+        if listing is None:
+            server.kill()
+            raise AssertionError("JupyterLab did not answer:\n" + server.communicate()[0].decode(errors="replace")[-3000:])
+        assert [item["name"] for item in listing["content"]] == ["tornado.py"]
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
