@@ -5,6 +5,11 @@ row-major order, see ``codes.py``), replaced as a whole after each action. Click
 messages ``{"action": "dig" | "mark", "at": [...]}`` and ``{"action": "new"}``; each one is
 answered by a single state update, which reads the driver once. Sliders over the extra axes, hover
 highlighting and the flag-mode toggle live in the front end (static/) and cost no round trip.
+
+A board of more than two axes shows the slice of its last dig: a dig from Python (the notebooks'
+scripted first dig) moves the view there, so the board never opens on a slice where nothing
+happened. With student code behind it, the x-ray shows the student's own numbers and compare
+outlines every cell where they or the student's view differ from the kit's engine.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from . import frontend
 from .codes import CellCode, decode_cells, encode_cells, is_open
 from .drivers import Driver, driver_for
 from .sliced import SlicedWidget
-from .student import StudentCodeError
+from .student import StudentCodeError, named
 
 MAX_CELLS = 1 << 20
 
@@ -51,6 +56,7 @@ class Board(SlicedWidget):
     >>> Board((16, 30), 99, seed=7)                       # the engine
     >>> Board((3, 4, 5), 6, play=HyperMinesGame)          # a 6.009-style class
     >>> Board((8, 8), 10, play=new_board)                 # a student's new_board function
+    >>> Board((8, 8), 10, play="new_board")               # the same, looked up when a game starts
     >>> Board(play=Game.new((9, 9), 10))                  # an engine game already made
 
     Left click digs, right click cycles flag / question / covered; the flag-mode button makes a
@@ -94,7 +100,7 @@ class Board(SlicedWidget):
         """`shape` is a `Rules` or a shape with `mines`; rule options (torus, charges, reveal,
         first_move) may be given as keywords and go to `Rules`; other keywords go to the widget."""
         options = {name: kwargs.pop(name) for name in RULE_OPTIONS if name in kwargs}
-        self.driver: Driver = driver_for(play, _rules_of(shape, mines, options), seed)
+        self.driver: Driver = driver_for(named(play), _rules_of(shape, mines, options), seed)
         size = int(np.prod(self.driver.shape))
         if size > MAX_CELLS:
             raise ValueError(f"a board of {size} cells is too large to show (at most {MAX_CELLS})")
@@ -112,7 +118,8 @@ class Board(SlicedWidget):
         return self.driver.game
 
     def dig(self, at: Sequence[int]) -> int:
-        """Dig a cell as a left click would; returns the cells newly revealed (0 on an error)."""
+        """Dig a cell as a left click would; returns the cells newly revealed (0 on an error).
+        The view moves to the slice of the cell (a board of more than two axes)."""
         return self._act("dig", at)
 
     def mark(self, at: Sequence[int]) -> None:
@@ -168,6 +175,8 @@ class Board(SlicedWidget):
             self._publish(clear_error=True)
             if error:
                 self.error = error
+            if action == "dig" and len(at) > 2:
+                self.slice_index = [int(i) for i in at[:-2]]
         return result
 
     def _publish(self, clear_error: bool) -> None:
@@ -190,8 +199,14 @@ class Board(SlicedWidget):
         self.revealed = int(np.count_nonzero(is_open(view.cells)))
         self.elapsed = self._elapsed()
         self.running = self._started is not None and self._finished is None
-        self.xray_cells = encode_cells(self.driver.xray()) if self.xray else b""
-        self.diff = self._diff(view.cells) if self.compare else b""
+        own = None
+        if self.xray or self.compare:
+            try:
+                own = self.driver.xray()
+            except StudentCodeError as caught:
+                self.error = caught.as_dict()
+        self.xray_cells = encode_cells(own) if self.xray else b""
+        self.diff = self._diff(view.cells, own) if self.compare else b""
 
     def _elapsed(self) -> float:
         if self._started is None:
@@ -199,14 +214,20 @@ class Board(SlicedWidget):
         end = self._finished if self._finished is not None else time.monotonic()
         return round(end - self._started, 3)
 
-    def _diff(self, shown: np.ndarray) -> bytes:
+    def _diff(self, shown: np.ndarray, own: np.ndarray | None) -> bytes:
+        """Every cell where the view differs from the engine's after the same moves, or where the
+        x-ray of the code played (the student's numbers) differs from the engine's, covered or not."""
         try:
             reference = self.driver.reference()
+            truth = self.driver.truth() if hasattr(self.driver, "truth") else None
         except Exception:  # noqa: BLE001 - no reference board: the diff shows nothing
-            reference = None
+            reference = truth = None
         if reference is None:
             return b""
-        return (shown != reference).astype(np.uint8).tobytes()
+        differs = shown != reference
+        if own is not None and truth is not None:
+            differs |= own != truth
+        return differs.astype(np.uint8).tobytes()
 
     def _on_toggle(self, change: dict) -> None:
         with self.hold_sync():

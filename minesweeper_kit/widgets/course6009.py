@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..formats.mit6009 import read_render
+from ..game import Face
 from ..geometry import Coordinate
 from .codes import CellCode, face_codes
 from .student import StudentCodeError, StudentDriver, StudentView, call_student, nested_leaves
@@ -58,6 +59,18 @@ class FunctionsDriver(StudentDriver):
         except ValueError as error:
             raise StudentCodeError(error, calling=name) from error
         return face_codes(faces, numbers), self._state(), None
+
+    def _student_xray(self) -> np.ndarray:
+        name = getattr(self._render, "__name__", "render")
+        rendered = call_student(f"{name} with xray", self._render, self.game, True)
+        try:
+            faces, numbers = read_render(rendered, self.shape, what=f"{name}(xray=True)")
+        except ValueError as error:
+            raise StudentCodeError(error, calling=name) from error
+        if (faces == Face.COVERED).any():
+            problem = ValueError(f"{name}(xray=True) should show every cell, but it left some '_'")
+            raise StudentCodeError(problem, calling=name)
+        return face_codes(faces, numbers)
 
 
 class HyperMinesDriver(FunctionsDriver):
@@ -125,3 +138,6 @@ class NewBoardDriver(StudentDriver):
     def _student_view(self) -> StudentView:
         cells = np.where(self._open, self._values, np.int32(CellCode.COVERED)).astype(np.int32)
         return cells, self._state_now, None
+
+    def _student_xray(self) -> np.ndarray:
+        return self._values

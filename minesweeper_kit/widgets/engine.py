@@ -60,3 +60,7 @@ class EngineDriver:
     def reference(self) -> np.ndarray | None:
         """None: an engine board has nothing to compare with."""
         return None
+
+    def truth(self) -> np.ndarray | None:
+        """None: an engine board has nothing to compare with."""
+        return None

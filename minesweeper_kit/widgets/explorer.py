@@ -16,14 +16,18 @@ import traitlets as t
 from ..geometry import Geometry
 from . import frontend
 from .sliced import SlicedWidget
-from .student import StudentCodeError, call_student
+from .student import StudentCodeError, call_student, named
 
 NOTHING, CORRECT, MISSING, EXTRA, SELECTED = 0, 1, 2, 3, 4
 
 
 class NeighborExplorer(SlicedWidget):
     """``NeighborExplorer(neighbors, (4, 5))``: the student's ``neighbors(dimensions, coordinates)``
-    (or ``neighbors_1d(length, x)`` when ``dimensions`` is one int) checked cell by cell."""
+    (or ``neighbors_1d(length, x)`` when ``dimensions`` is one int) checked cell by cell.
+
+    The function may be given by name, ``NeighborExplorer("neighbors", (4, 5))``: it is looked up
+    in the notebook at every click, so the explorer shows a function not defined yet as a message
+    and checks each new version of it without being made again."""
 
     _esm = frontend.esm("explorer")
     _css = frontend.STATIC / "board.css"
@@ -37,16 +41,21 @@ class NeighborExplorer(SlicedWidget):
     title = t.Unicode("").tag(sync=True)
 
     def __init__(
-        self, neighbors_fn: Callable[..., Any], dimensions: int | Sequence[int], *, cell_size: int = 0, **kwargs: Any
+        self,
+        neighbors_fn: Callable[..., Any] | str,
+        dimensions: int | Sequence[int],
+        *,
+        cell_size: int = 0,
+        **kwargs: Any,
     ) -> None:
         self.one_d = isinstance(dimensions, (int, np.integer))
         shape = (int(dimensions),) if isinstance(dimensions, (int, np.integer)) else tuple(int(n) for n in dimensions)
         self.geometry = Geometry(shape)
-        self.neighbors_fn = neighbors_fn
+        self.neighbors_fn = named(neighbors_fn)
         super().__init__(cell_size=cell_size, **kwargs)
         self.shape = list(shape)
         self.slice_index = [0] * max(0, len(shape) - 2)
-        self.title = getattr(neighbors_fn, "__name__", "neighbors")
+        self.title = getattr(self.neighbors_fn, "__name__", "neighbors")
         self.marks = bytes(int(np.prod(shape)))
         self.on_msg(self._on_message)
 

@@ -6,14 +6,14 @@ this module maps those codes onto the widget's cell codes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..geometry import Coordinate, validate_shape
 from .codes import CellCode
-from .student import StudentDriver, StudentView, call_student
+from .student import StudentDriver, StudentView, call_student, named
 
 # Status codes of the flood-fill step's VisibleField; a number at or above 0 is an open cell's count.
 VISIBLE_FIELD_CODES = {
@@ -31,26 +31,33 @@ class FieldDriver(StudentDriver):
     with ``uncover``, ``cycle_guess``, ``get_status``, ``num_mines_left``, ``is_game_over``.
 
     Their marks are the student's own, so the widget hands them every mark (those made before
-    the first dig too) and shows the student's count of mines left.
+    the first dig too) and shows the student's count of mines left. Either class may be given by
+    name (``"MineField"``): it is looked up in the notebook when a game starts.
     """
 
     native_marks = True
 
     def __init__(
-        self, mine_field: type, visible_field: type, shape: Sequence[int], mines: int, seed: int | None = None
+        self,
+        mine_field: type | str,
+        visible_field: type | Callable[..., Any] | str,
+        shape: Sequence[int],
+        mines: int,
+        seed: int | None = None,
     ) -> None:
         if len(validate_shape(shape)) != 2:
             raise ValueError(f"MineField and VisibleField are 2-D; got shape {tuple(shape)}")
-        self._mine_field_cls = mine_field
-        self._visible_field_cls = visible_field
-        super().__init__(shape, mines, seed, visible_field.__name__)
+        self._mine_field_cls = named(mine_field)
+        self._visible_field_cls = named(visible_field)
+        self._field: Any = None
+        super().__init__(shape, mines, seed, self._visible_field_cls.__name__)
 
     def _start(self, mine_list: list[Coordinate]) -> Any:
         rows, cols = self.shape
         data = [[False] * cols for _ in range(rows)]
         for r, c in mine_list:
             data[r][c] = True
-        field = call_student("MineField", self._mine_field_cls, data)
+        field = self._field = call_student("MineField", self._mine_field_cls, data)
         visible = call_student("VisibleField", self._visible_field_cls, field)
         for at in zip(*np.nonzero(self._marks)):  # marks made before the first dig
             for _ in range(int(self._marks[at])):
@@ -77,3 +84,17 @@ class FieldDriver(StudentDriver):
             state = "defeat" if (cells == CellCode.EXPLODED).any() else "victory"
         left = int(call_student("VisibleField.num_mines_left", self.game.num_mines_left))
         return cells, state, left
+
+    def _student_xray(self) -> np.ndarray:
+        """Every cell as the student's MineField tells it: a mine, or its count of adjacent mines."""
+        rows, cols = self.shape
+        has_mine = self._field.has_mine
+        count = self._field.num_adjacent_mines
+        cells = np.empty(self.shape, dtype=np.int32)
+        for r in range(rows):
+            for c in range(cols):
+                if call_student("MineField.has_mine", has_mine, r, c):
+                    cells[r, c] = CellCode.MINE
+                else:
+                    cells[r, c] = int(call_student("MineField.num_adjacent_mines", count, r, c))
+        return cells

@@ -4,6 +4,9 @@ It reads the kit's JSON-lines logs, Sweepmine's ``sweepmine.out`` logs and engin
 history (a bot's game from the arena). Every position is computed once, up front, by the engine and
 sent as one bytes trait (one int32 code per cell per position), so stepping and playing cost no
 round trip to the kernel.
+
+A replay opens on its last position, where the game was decided, and on the slice of its last move
+(a board of more than two axes); the slider goes back from there.
 """
 
 from __future__ import annotations
@@ -23,8 +26,17 @@ from .sliced import SlicedWidget
 MAX_FRAME_BYTES = 64 << 20
 
 
+Cell = tuple[int, ...]
+
+
 def positions_of(source: Any) -> tuple[list[Game], list[str]]:
     """Every position of a recorded game (the start, then one per move) and a label per move."""
+    games, labels, _cells = _recorded(source)
+    return games, labels
+
+
+def _recorded(source: Any) -> tuple[list[Game], list[str], list[Cell]]:
+    """The positions and labels of :func:`positions_of`, and the cell of each move."""
     if isinstance(source, Game):
         return _positions_of_game(source)
     if isinstance(source, (str, os.PathLike)):
@@ -36,24 +48,32 @@ def positions_of(source: Any) -> tuple[list[Game], list[str]]:
     if isinstance(source, jsonlog.GameLog):
         games = list(source.positions())
         labels = [f"{m['action']} {tuple(m['at'])}" for m in source.moves]
-        return games, labels
+        return games, labels, [tuple(int(i) for i in m["at"]) for m in source.moves]
     if isinstance(source, sweepmine.SweepmineLog):
-        return list(source.positions()), source.move_labels()
+        cells: list[Cell] = [(int(x) - 1, int(y) - 1) for _t, x, y in source.moves]
+        return list(source.positions()), source.move_labels(), cells
     raise ValueError(
         f"cannot replay {type(source).__name__}: give a JSON-lines log, a "
         "sweepmine.out log (text, path or parsed) or an engine Game with its history"
     )
 
 
-def _positions_of_game(game: Game) -> tuple[list[Game], list[str]]:
+def _positions_of_game(game: Game) -> tuple[list[Game], list[str], list[Cell]]:
     mines = [tuple(int(i) for i in c) for c in np.argwhere(np.asarray(game.mines))]
     start = Game.from_mines(game.shape, mines, charges=np.asarray(game.charges), torus=game.torus, reveal=game.reveal)
-    games, labels = [start.copy()], []
+    games, labels, cells = [start.copy()], [], []
     for action in game.history:
         jsonlog.apply_move(start, action.kind, action.at)
         labels.append(f"{action.kind} {tuple(action.at)}")
+        cells.append(tuple(int(i) for i in action.at))
         games.append(start.copy())
-    return games, labels
+    return games, labels, cells
+
+
+def _slice_of_last_move(shape: tuple[int, ...], cells: list[Cell]) -> list[int]:
+    """The extra-axis position of the last move (the first slice when there is no move)."""
+    extra = max(0, len(shape) - 2)
+    return [int(i) for i in cells[-1][:extra]] if cells else [0] * extra
 
 
 class Replay(SlicedWidget):
@@ -74,7 +94,7 @@ class Replay(SlicedWidget):
     cell_size = t.Int(0).tag(sync=True)
 
     def __init__(self, source: Any, *, cell_size: int = 0, **kwargs: Any) -> None:
-        games, labels = positions_of(source)
+        games, labels, cells = _recorded(source)
         size = int(np.prod(games[0].shape))
         if 4 * size * len(games) > MAX_FRAME_BYTES:
             raise ValueError(f"{len(games)} positions of {size} cells are too many to replay at once")
@@ -88,7 +108,8 @@ class Replay(SlicedWidget):
             self.labels = ["start"] + labels
             self.states = [g.state for g in games]
             self.mines_left = [int(g.mines_left) for g in games]
-            self.slice_index = [0] * max(0, len(games[0].shape) - 2)
+            self.step = len(games) - 1
+            self.slice_index = _slice_of_last_move(tuple(games[0].shape), cells)
         self.games = games
 
     def position(self, step: int | None = None) -> Game:

@@ -17,7 +17,7 @@ import os
 import sys
 import sysconfig
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -28,14 +28,28 @@ from ..rules import Rules
 from .codes import BOARD_STATES, BoardView, CellCode, engine_codes, full_board_codes, is_open
 
 
+class MissingName(NameError):
+    """A name the notebook does not define (yet): its message says what to run."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"{name} is not defined yet: run the cell that defines it, then click again")
+        self.name = name
+
+
 class StudentCodeError(Exception):
     """An exception raised inside student code, with the student's own innermost frame."""
 
     def __init__(self, error: BaseException, *, calling: str) -> None:
         self.error = error
         self.calling = calling
-        self.message = f"{type(error).__name__}: {error}"
-        self.filename, self.where, self.line, self.code = _student_frame(error.__traceback__)
+        kind = "NameError" if isinstance(error, MissingName) else type(error).__name__
+        self.message = f"{kind}: {error}"
+        if type(error) is NameError and getattr(error, "name", None):
+            self.message += " (run the cell that defines it first)"
+        if isinstance(error, MissingName):  # no line of the student's to show: the name is missing
+            self.filename, self.where, self.line, self.code = "", "", 0, ""
+        else:
+            self.filename, self.where, self.line, self.code = _student_frame(error.__traceback__)
         super().__init__(f"{calling}: {self.message}")
 
     def as_dict(self) -> dict[str, Any]:
@@ -55,6 +69,47 @@ def call_student(what: str, function: Callable[..., Any], *args: Any, **kwargs: 
         return function(*args, **kwargs)
     except Exception as error:  # student code may raise anything
         raise StudentCodeError(error, calling=what) from error
+
+
+class StudentName:
+    """Student code named by a string, looked up in the notebook at every call.
+
+    A widget given ``"new_board"`` rather than ``new_board`` works before the cell that defines it
+    has run (a call shows "new_board is not defined yet" in the widget instead of a ``NameError``
+    in the notebook) and follows each new version of it without being made again.
+    """
+
+    def __init__(self, name: str, namespace: Mapping[str, Any]) -> None:
+        if not name.isidentifier():
+            raise ValueError(f"{name!r} is not a Python name")
+        self.name = self.__name__ = name
+        self.namespace = namespace
+
+    def resolve(self) -> Any:
+        """What the name holds now; MissingName when the notebook does not define it."""
+        try:
+            return self.namespace[self.name]
+        except KeyError:
+            raise MissingName(self.name) from None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.resolve()(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"StudentName({self.name!r})"
+
+
+def caller_namespace() -> Mapping[str, Any]:
+    """The globals of the innermost caller outside the kit: a notebook's own namespace."""
+    frame = sys._getframe(1)
+    while frame.f_back is not None and not _is_student_file(frame.f_code.co_filename):
+        frame = frame.f_back
+    return frame.f_globals
+
+
+def named(target: Any) -> Any:
+    """A string becomes a StudentName looked up in the caller's namespace; anything else stays."""
+    return StudentName(target, caller_namespace()) if isinstance(target, str) else target
 
 
 _KIT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -125,6 +180,8 @@ class StudentDriver:
     Subclasses implement ``_start(mine_list)``, ``_dig(at)`` (the cells it revealed, or None to
     have them counted), ``_student_view()`` returning (cells, state, mines_left or None), and
     ``_mark(at)`` when the student's code keeps marks of its own (``native_marks = True``).
+    ``_student_xray()`` gives every cell as the student's code numbers it (None: it cannot say),
+    which the x-ray shows and compare holds against the engine's, covered cells included.
     """
 
     native_marks = False
@@ -155,6 +212,7 @@ class StudentDriver:
         self._xray: np.ndarray | None = None
         self._lost_at: Coordinate | None = None
         self._seen: StudentView | StudentCodeError | None = None  # the view read since the last action
+        self._own_xray: np.ndarray | StudentCodeError | None = None  # the student's x-ray, read likewise
         self._opened = 0  # open cells in that view
 
     def dig(self, at: Sequence[int]) -> int:
@@ -165,7 +223,7 @@ class StudentDriver:
         if not self.native_marks and self._marks[cell] == 1:
             return 0
         before = self._opened
-        self._seen = None
+        self._forget()
         revealed = self._dig(cell)  # first: when student code raises, nothing else moves
         self._follow(cell, dig=True)
         if self.mine_mask[cell] and self._lost_at is None:
@@ -181,7 +239,7 @@ class StudentDriver:
         """Cycle flag, question, covered: in the student's code when it has marks, else in the widget."""
         cell = self.geometry.check(at)
         if self.game is not None and self.native_marks:
-            self._seen = None
+            self._forget()
             self._mark(cell)
             self._follow(cell, dig=False)
             return
@@ -207,7 +265,23 @@ class StudentDriver:
         return BoardView(cells, state, self.mines - int((self._marks == 1).sum()))
 
     def xray(self) -> np.ndarray | None:
-        """Every cell uncovered, worked out once when the mines are placed (None before)."""
+        """Every cell uncovered as the student's code numbers it, read once per action (None before
+        the first dig); the engine's numbers where the student's code cannot tell them."""
+        if self.game is None:
+            return None
+        if self._own_xray is None:
+            try:
+                own = self._student_xray()
+            except StudentCodeError as error:
+                self._own_xray = error
+                raise
+            self._own_xray = self._xray if own is None else own.astype(np.int32)
+        if isinstance(self._own_xray, StudentCodeError):
+            raise self._own_xray
+        return self._own_xray
+
+    def truth(self) -> np.ndarray | None:
+        """Every cell uncovered as the kit's engine numbers it (None before the first dig)."""
         return self._xray
 
     def reference(self) -> np.ndarray | None:
@@ -224,7 +298,8 @@ class StudentDriver:
         self._reference = self._make_reference(self.mine_list)
         if self._reference is not None:
             self._xray = full_board_codes(self._reference.mines, self._reference.numbers)
-        self._seen, self._opened = None, 0
+        self._forget()
+        self._opened = 0
         self.game = self._start(self.mine_list)
 
     def _place_mines(self, first: Coordinate) -> list[Coordinate]:
@@ -257,6 +332,11 @@ class StudentDriver:
                 self._reference.cycle_mark(at)
         except Exception:  # noqa: BLE001 - the reference stops following; the student's game goes on
             self._reference = None
+
+    def _forget(self) -> None:
+        """An action is coming: what was read of the student's code no longer holds."""
+        self._seen = None
+        self._own_xray = None
 
     def _read(self) -> StudentView:
         """The student's view since the last action, asked of their code at most once per action.
@@ -310,3 +390,6 @@ class StudentDriver:
 
     def _student_view(self) -> StudentView:
         raise NotImplementedError
+
+    def _student_xray(self) -> np.ndarray | None:
+        return None

@@ -19,7 +19,7 @@ import numpy as np
 from ..formats import project10
 from ..geometry import Coordinate, validate_shape
 from .codes import CellCode
-from .student import StudentCodeError, StudentDriver, StudentView, call_student, nested_leaves
+from .student import MissingName, StudentCodeError, StudentDriver, StudentView, call_student, nested_leaves
 
 # Functions of the text-game step (docs/assignments.md), in the order the driver calls them.
 TEXT_GAME_FUNCTIONS = ("read_file", "update_grid", "make_empty_grid", "dig", "determine_game_status")
@@ -31,7 +31,9 @@ class TextGameDriver(StudentDriver):
     (column letter, row counted from the bottom) and ``determine_game_status(grid, user_view)``.
 
     ``functions`` is anything that holds them by name: a dict such as the notebook's
-    ``globals()``, a module or a namespace. At the first dig the driver writes the mines it chose to
+    ``globals()``, a module or a namespace. They are looked up by name at every call, so the board
+    shows a function not written yet as a message, and plays each new version of one as soon as its
+    cell has run. At the first dig the driver writes the mines it chose to
     a board file and hands its path to ``read_file``. The student's ``dig`` prints the view; that
     text is kept in ``printed`` (the last dig's) instead of reaching the notebook.
     """
@@ -48,10 +50,7 @@ class TextGameDriver(StudentDriver):
                 f"the text game names columns a to z and rows 0 to {project10.MAX_HEIGHT - 1}: at most "
                 f"{project10.MAX_WIDTH} columns and {project10.MAX_HEIGHT} rows, got {cols} columns and {rows} rows"
             )
-        self._functions = {name: _lookup(functions, name) for name in TEXT_GAME_FUNCTIONS}
-        missing = [name for name, fn in self._functions.items() if not callable(fn)]
-        if missing:
-            raise ValueError(f"the text game needs the functions {', '.join(missing)}")
+        self._functions = functions
         self.printed = ""
         self._board_dir: tempfile.TemporaryDirectory | None = None
         super().__init__(checked, mines, seed, name="text game")
@@ -67,7 +66,13 @@ class TextGameDriver(StudentDriver):
         return project10.format_coordinate((row, column), self.shape[0])
 
     def _call(self, name: str, *args: Any) -> Any:
-        return call_student(name, self._functions[name], *args)
+        function = _lookup(self._functions, name)
+        if function is None:
+            raise StudentCodeError(MissingName(name), calling=name)
+        if not callable(function):
+            problem = TypeError(f"{name} should be a function, not a {type(function).__name__}")
+            raise StudentCodeError(problem, calling=name)
+        return call_student(name, function, *args)
 
     def _start(self, mine_list: list[Coordinate]) -> Any:
         rows, cols = self.shape
@@ -118,6 +123,24 @@ class TextGameDriver(StudentDriver):
         going = self._call("determine_game_status", self.game["grid"], self.game["view"])
         state = "ongoing" if going else ("defeat" if (cells == CellCode.MINE).any() else "victory")
         return cells, state, None
+
+    def _student_xray(self) -> np.ndarray | None:
+        """The student's grid after update_grid: 'X' a mine, a digit its count (None if it holds
+        anything else: the x-ray then shows the engine's numbers)."""
+        try:
+            leaves = nested_leaves(self.game["grid"], self.shape, "the grid")
+        except ValueError:
+            return None
+        cells = np.empty(len(leaves), dtype=np.int32)
+        for i, value in enumerate(leaves):
+            text = str(value)
+            if text == "X":
+                cells[i] = CellCode.MINE
+            elif text.isdigit():
+                cells[i] = int(text)
+            else:
+                return None
+        return cells.reshape(self.shape)
 
 
 def _lookup(functions: Any, name: str) -> Any:

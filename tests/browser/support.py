@@ -173,6 +173,49 @@ class Notebook:
         return path
 
 
+def run_all_cells(page, notebook: Notebook, timeout: float = 600) -> list[str]:
+    """Run → Run All Cells from the menu and wait until the run is over: every code cell has run,
+    or none is running and some never will (an error stopped the run). Returns each code cell's
+    prompt, "[12]" for a cell that ran. A Run All given while the kernel is still connecting after
+    the page loads is lost, so it is given again until cells start."""
+    prompts = ".jp-NotebookPanel .jp-CodeCell .jp-InputArea-prompt"  # one notebook per page
+    for attempt in range(4):
+        # JupyterLab sometimes asks for the kernel of a notebook that names one: take the one it names
+        asking = page.locator(".jp-Dialog", has_text="Select Kernel")
+        if asking.count():
+            asking.locator("button.jp-mod-accept").click()
+            asking.wait_for(state="detached")
+        page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Run$")).click()
+        page.locator(".lm-Menu-item:visible", has_text=re.compile(r"^Run All Cells")).first.click()
+        try:
+            page.wait_for_function(
+                f"() => [...document.querySelectorAll('{prompts}')].some(p => /\\[(\\*|\\d+)\\]/.test(p.textContent))",
+                timeout=15_000)
+            break
+        except Exception:
+            notebook.shot("run-all-did-not-start")
+            if attempt == 3:
+                raise
+    # Once a cell fails, JupyterLab shows every cell still waiting as "[ ]", although the kernel
+    # goes on with them when the failed cell let it (the tag raises-exception): the run is over when
+    # every cell has its number, or when the kernel has stayed idle and nothing has changed.
+    status = page.locator(".jp-NotebookPanel:visible [data-status]").first
+    deadline = time.monotonic() + timeout
+    last, quiet = None, 0
+    while time.monotonic() < deadline:
+        texts = page.locator(prompts).all_text_contents()
+        if all(re.search(r"\[\d+\]", t) for t in texts):
+            return texts
+        idle = status.get_attribute("data-status") == "idle" and not any("*" in t for t in texts)
+        quiet = quiet + 1 if idle and texts == last else 0
+        if quiet >= 6:  # three seconds idle, the prompts unchanged: the run stopped
+            return texts
+        last = texts
+        time.sleep(0.5)
+    notebook.shot("run-all-timeout")
+    raise AssertionError(f"Run All did not finish within {timeout:g} s")
+
+
 def open_notebook(page, lab: Lab, name: str, cells: list[str]) -> Notebook:
     url = lab.write_notebook(name, cells)
     page.goto(url)
@@ -213,7 +256,7 @@ def click_cell(board, row: int, col: int, button: str = "left") -> None:
     canvas.click(button=button, position={"x": (col + 0.5) * size, "y": (row + 0.5) * size})
 
 
-__all__ = ["Lab", "Notebook", "act", "board_locator", "click_cell", "version",
+__all__ = ["Lab", "Notebook", "act", "board_locator", "click_cell", "run_all_cells", "version",
            "wait_update_after"]
 
 

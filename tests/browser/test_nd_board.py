@@ -1,4 +1,5 @@
-"""A 3-D board: the slider over the extra axis moves (in the browser alone), hovering marks neighbours and slices."""
+"""A 3-D board: the slider over the extra axis moves (in the browser alone), hovering marks neighbours and
+slices, its label tells the slice's place from its index, and a board opens on the slice of its last dig."""
 
 from __future__ import annotations
 
@@ -34,13 +35,13 @@ def test_slider_moves_and_clicks_land_in_the_visible_slice(page, notebook):
     sliders = board.locator(".msk-slider-input")
     assert sliders.count() == 1
     assert board.get_attribute("data-view") == "/".join(["#" * 5] * 4)
-    assert board.locator(".msk-slider-label").text_content() == "axis 0: 0 / 2"
+    assert board.locator(".msk-slider-label").text_content() == "axis 0: slice 1 of 3 (index 0)"
     nb.shot("slice-0")
 
     # move the slider to slice 2 (keyboard on the range input) and check both sides
     sliders.first.press("ArrowRight")
     sliders.first.press("ArrowRight")
-    page.wait_for_function("el => el.querySelector('.msk-slider-label').textContent === 'axis 0: 2 / 2'",
+    page.wait_for_function("el => el.querySelector('.msk-slider-label').textContent === 'axis 0: slice 3 of 3 (index 2)'",
                            arg=board.element_handle())
     assert nb.probe(1)["slice"] == [0]  # the slice position stays in the browser: no message to the kernel
 
@@ -72,7 +73,7 @@ def test_slider_moves_and_clicks_land_in_the_visible_slice(page, notebook):
 
     # back to slice 0 by clicking its box in the strip; a dig there lands at (0, r, c)
     strip.nth(0).click()
-    page.wait_for_function("el => el.querySelector('.msk-slider-label').textContent === 'axis 0: 0 / 2'",
+    page.wait_for_function("el => el.querySelector('.msk-slider-label').textContent === 'axis 0: slice 1 of 3 (index 0)'",
                            arg=board.element_handle())
     act(page, board, 0, 0)
     nb.shot("slice-0-dig")
@@ -83,10 +84,10 @@ def test_slider_moves_and_clicks_land_in_the_visible_slice(page, notebook):
 
     # slid to slice 1 in the browser, Python still holds [0]; assigning [0] brings the view back
     sliders.first.press("ArrowRight")
-    page.wait_for_function("el => el.querySelector('.msk-slider-label').textContent === 'axis 0: 1 / 2'",
+    page.wait_for_function("el => el.querySelector('.msk-slider-label').textContent === 'axis 0: slice 2 of 3 (index 1)'",
                            arg=board.element_handle())
     nb.run(3)
-    page.wait_for_function("el => el.querySelector('.msk-slider-label').textContent === 'axis 0: 0 / 2'",
+    page.wait_for_function("el => el.querySelector('.msk-slider-label').textContent === 'axis 0: slice 1 of 3 (index 0)'",
                            arg=board.element_handle())
     assert board.get_attribute("data-view").split("/")[0][0] != "#"  # slice 0's dug corner is drawn
 
@@ -104,3 +105,29 @@ def test_one_dimensional_board_is_one_row(page, notebook):
     nb.shot("one-row")
     assert line.get_attribute("data-view")[6] != "#"
     assert "/" not in line.get_attribute("data-view")
+
+
+SCRIPTED = """\
+from minesweeper_kit.widgets import Board
+cube = Board((3, 8, 8), 10, seed=8, cell_size=30)
+cube.dig((1, 4, 4))  # a first dig from Python, as the notebooks make one
+tesseract = Board((3, 3, 6, 6), 12, seed=9, cell_size=20)
+tesseract.dig((1, 2, 3, 3))
+display(cube, tesseract)"""
+
+
+def test_boards_open_on_the_slice_of_the_scripted_dig(page, notebook):
+    nb = notebook("board_scripted.ipynb", [SCRIPTED])
+    nb.run(0)
+    cube, tesseract = board_locator(page, 0), board_locator(page, 1)
+    cube.locator("canvas").wait_for()
+    tesseract.locator("canvas").wait_for()
+    nb.shot("scripted-digs")
+    assert cube.locator(".msk-slider-label").text_content() == "axis 0: slice 2 of 3 (index 1)"
+    assert cube.get_attribute("data-view").split("/")[4][4] != "#"  # the dug cell is on show
+    labels = tesseract.locator(".msk-slider-label").all_text_contents()
+    assert labels == ["axis 0: slice 2 of 3 (index 1)", "axis 1: slice 3 of 3 (index 2)"]
+    assert tesseract.get_attribute("data-view").split("/")[3][3] != "#"
+    strip = cube.locator(".msk-strip-cell")
+    assert strip.nth(1).get_attribute("title") == "axis 0: slice 2 of 3 (index 1)"
+    assert "msk-current" in strip.nth(1).get_attribute("class")

@@ -43,7 +43,15 @@ def test_replay_slider_and_play(page, notebook):
     nb.run(0)
     replay = board_locator(page)
     replay.locator("canvas").wait_for()
-    assert replay.get_attribute("data-step") == "0"
+    python = nb.probe(1)
+    # it opens on the last move, where the game was decided: the logged victory
+    assert replay.get_attribute("data-step") == str(python["count"] - 1) == str(python["step"])
+    assert python["state"] == "victory"
+    assert "#" not in replay.get_attribute("data-view")
+    assert "victory" in replay.locator(".msk-step-label").text_content()
+    nb.shot("replay-opens-on-the-end")
+    replay.locator(".msk-step").fill("0")
+    page.wait_for_function("el => el.dataset.step === '0'", arg=replay.element_handle())
     assert set(replay.get_attribute("data-view")) <= {"#", "/"}
     nb.shot("replay-start")
     replay.locator(".msk-step").fill("40")
@@ -53,7 +61,7 @@ def test_replay_slider_and_play(page, notebook):
     assert python["step"] == 40
     opened = sum(ch not in "#F/" for ch in replay.get_attribute("data-view"))
     assert opened == python["revealed"] > 0
-    # play at the highest speed until the end: the last position is the logged victory
+    # play at the highest speed from there until the end: the last position is the logged victory
     replay.locator(".msk-speed").select_option("32")
     replay.locator(".msk-play").click()
     page.wait_for_function("el => el.dataset.step === String(%d)" % (python["count"] - 1),

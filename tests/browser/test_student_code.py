@@ -1,4 +1,5 @@
-"""Student code on the board: its errors show in the widget, and compare outlines its mistakes."""
+"""Student code on the board: its errors show in the widget, the x-ray shows the student's own numbers,
+and compare outlines every one of its mistakes, covered cells included."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ board"""
 
 PROBE = """\
 g = board.game
-numbers = [[g.mask[r][c] and g.board[r][c] not in ('.', 0) for c in range(6)] for r in range(6)]
+numbers = [[g.board[r][c] not in ('.', 0) for c in range(6)] for r in range(6)]  # the cells render gets wrong
 print(json.dumps({"digs": board.digs, "error": board.error, "state": g.state if g else None,
                   "open": g.mask if g else None, "numbers": numbers,
                   "diff": list(board.diff)}))"""
@@ -75,7 +76,7 @@ def test_student_error_shows_and_board_stays_usable(page, notebook):
     assert python["open"][3][3] is True
     assert python["digs"] == 2
 
-    # compare with the engine: exactly the student's (wrong) numbers are outlined
+    # compare with the engine: exactly the student's wrong numbers are outlined, covered or not
     board.locator(".msk-compare").click()
     page.wait_for_function("el => el.querySelector('.msk-compare.msk-on')",
                            arg=board.element_handle())
@@ -83,7 +84,8 @@ def test_student_error_shows_and_board_stays_usable(page, notebook):
     python = nb.probe(1)
     nb.shot("compare")
     wrong = [(r, c) for r in range(6) for c in range(6) if python["numbers"][r][c]]
-    assert wrong, "the first dig should show at least one number"
+    assert wrong, "the board should hold at least one number"
+    assert any(not python["open"][r][c] for r, c in wrong), "some wrong numbers should still be covered"
     outlined = [(i // 6, i % 6) for i, d in enumerate(python["diff"]) if d]
     assert outlined == wrong
     page.wait_for_timeout(200)
@@ -91,3 +93,65 @@ def test_student_error_shows_and_board_stays_usable(page, notebook):
         assert edge_pixel(board, r, c) == OUTLINE_RGB, (r, c)
     same = [(r, c) for r in range(6) for c in range(6) if not python["numbers"][r][c]]
     assert all(edge_pixel(board, r, c) != OUTLINE_RGB for r, c in same)
+
+
+ALIASING = """\
+import json
+from minesweeper_kit import Game
+from minesweeper_kit.widgets import Board
+from minesweeper_kit.widgets.codes import CellCode, full_board_codes
+def new_board(dimensions, bombs):
+    rows, cols = dimensions
+    board = [[0] * cols] * rows  # the classic bug on purpose: every row is one and the same list
+    for r, c in bombs:
+        board[r][c] = "."
+    for r, c in bombs:
+        for rr in (r - 1, r, r + 1):
+            for cc in (c - 1, c, c + 1):
+                if 0 <= rr < rows and 0 <= cc < cols and board[rr][cc] != ".":
+                    board[rr][cc] += 1
+    return board
+board = Board((8, 8), 4, play=new_board, seed=11, cell_size=30)
+board.dig((4, 4))  # safe on the student's board too: the game goes on
+board"""
+
+ALIASING_PROBE = """\
+def text(codes):
+    return "/".join("".join("*" if v == CellCode.MINE else "." if v == 0 else str(v) for v in row)
+                    for row in codes.tolist())
+theirs = [["*" if v == "." else "." if v == 0 else str(v) for v in row]
+          for row in new_board([8, 8], board.driver.mine_list)]
+engine = Game.from_mines((8, 8), board.driver.mine_list)
+print(json.dumps({"theirs": "/".join("".join(row) for row in theirs),
+                  "truth": text(full_board_codes(engine.mines, engine.numbers)),
+                  "shown": board.board_view().tolist(), "error": board.error}))"""
+
+
+def test_an_aliasing_new_board_shows_its_own_numbers_and_every_wrong_one_outlined(page, notebook):
+    nb = notebook("aliasing.ipynb", [ALIASING, ALIASING_PROBE])
+    nb.run(0)
+    board = board_locator(page)
+    board.locator("canvas").wait_for()
+    python = nb.probe(1)
+    assert python["error"] == {} and board.get_attribute("data-state") == "ongoing"
+    assert python["theirs"] != python["truth"], "the shared rows should change the numbers"
+
+    board.locator(".msk-xray").click()
+    page.wait_for_function("el => el.dataset.xray", arg=board.element_handle())
+    page.mouse.move(1, 1)
+    nb.shot("aliasing-xray")
+    assert board.get_attribute("data-xray") == python["theirs"]  # the student's numbers, not the kit's
+
+    board.locator(".msk-compare").click()
+    page.wait_for_function("el => el.dataset.diff", arg=board.element_handle())
+    page.mouse.move(1, 1)
+    page.wait_for_timeout(200)
+    nb.shot("aliasing-compare")
+    theirs, truth = python["theirs"].split("/"), python["truth"].split("/")
+    marked = board.get_attribute("data-diff").split("/")
+    wrong = [(r, c) for r in range(8) for c in range(8) if theirs[r][c] != truth[r][c]]
+    covered = [(r, c) for r, c in wrong if python["shown"][r][c] < -(2 ** 30)]
+    assert covered, "some wrong numbers should still be covered"
+    assert all(marked[r][c] == "!" for r, c in wrong), (marked, wrong)
+    for r, c in wrong:
+        assert edge_pixel(board, r, c) == OUTLINE_RGB, (r, c)

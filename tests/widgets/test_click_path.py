@@ -61,9 +61,13 @@ def test_a_click_on_a_student_board_calls_each_student_function_once():
     calls.clear()
     click(board, "mark", covered_safe_cell(board))  # the widget keeps these marks: no student call
     assert (board.board_view() == CellCode.FLAG).sum() == 1
-    board.xray = True
-    board.compare = True
-    assert calls == Counter()
+    board.xray = True  # the x-ray shows the student's numbers: one render(game, True), read once
+    assert calls == Counter(render=1)
+    board.compare = True  # compare holds that same x-ray against the engine's: nothing asked again
+    assert calls == Counter(render=1)
+    calls.clear()
+    click(board, "dig", covered_safe_cell(board))  # with both on, a click still reads each once
+    assert calls == Counter(dig=1, render=2)  # the view, and the x-ray
 
 
 def test_a_failing_render_is_called_once_and_shown():

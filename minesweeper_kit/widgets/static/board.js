@@ -34,7 +34,8 @@ function buildBar() {
     seed: el("span", "msk-seed"),
     title: el("span", "msk-title"),
   };
-  parts.minesLeft.title = "mines left";
+  parts.minesLeft.title = "mines left: the mines minus the flags the player placed (the flags a won "
+    + "game puts on its mines by itself do not count, so a win can end above 000)";
   parts.face.title = "new game";
   parts.timer.title = "seconds";
   const bar = el("div", "msk-bar");
@@ -131,11 +132,16 @@ function paintSlice(view, base) {
   view.frame = { key, codes: sliceCodes(g, cells, base) };
 }
 
-/** Repaint the visible slice; `data-view` gets it as text, `data-renders` counts the repaints. */
+/** Repaint the visible slice; `data-view` gets it as text, `data-renders` counts the repaints;
+ *  `data-xray` the x-ray's faces and `data-diff` the cells compare outlines ('!'), while shown. */
 function drawBoard(view) {
-  const { dom, g } = view;
+  const { dom, g, model } = view;
   const base = sliceBase(g, view.slices.position());
   paintSlice(view, base);
+  const xray = model.get("xray") && view.xray.length ? view.xray : null;
+  const diff = model.get("compare") && view.diff.length ? view.diff : null;
+  dom.root.dataset.xray = xray ? sliceText(g, base, (i) => codeChar(xray[i])) : "";
+  dom.root.dataset.diff = diff ? sliceText(g, base, (i) => (diff[i] ? "!" : ".")) : "";
   view.renders += 1;
   dom.root.dataset.renders = String(view.renders);
   if (view.clickedAt !== null) {

@@ -323,6 +323,13 @@ export function showError(box, error, dismiss) {
 
 // ---- sliders over the extra axes
 
+/** What a slider over axis `k` (of `n` positions) says at position `i`: the slice counted from 1
+ *  among all of them, and the index the coordinates use (counted from 0), so neither is mistaken
+ *  for the other: "axis 0: slice 2 of 3 (index 1)". */
+export function sliceLabel(k, i, n) {
+  return `axis ${k}: slice ${i + 1} of ${n} (index ${i})`;
+}
+
 function sliderRow(k, n, pick) {
   const row = el("div", "msk-slider");
   const label = el("label", "msk-slider-label");
@@ -333,7 +340,7 @@ function sliderRow(k, n, pick) {
   const strip = el("div", "msk-strip");
   for (let i = 0; i < n; i++) {
     const box = el("span", "msk-strip-cell");
-    box.title = `axis ${k} = ${i}`;
+    box.title = sliceLabel(k, i, n);
     box.addEventListener("click", () => pick(k, i));
     strip.appendChild(box);
   }
@@ -352,7 +359,7 @@ export function sliceSliders(container, model, moved) {
     rows.forEach(({ label, input, strip }, k) => {
       const n = g.shape[k], near = hovering ? nearPositions(at[k], n, torus) : new Set();
       input.value = String(at[k]);
-      label.textContent = `axis ${k}: ${at[k]} / ${n - 1}`;
+      label.textContent = sliceLabel(k, at[k], n);
       strip.childNodes.forEach((box, i) => {
         box.classList.toggle("msk-current", i === at[k]);
         box.classList.toggle("msk-neighbour-slice", near.has(i) && i !== at[k]);
