@@ -171,6 +171,10 @@ class Assignment:
     due: str | None = None  #: the due date, ISO 8601 in UTC
     late: LatePolicy = field(default_factory=LatePolicy)
     seed: int | None = None  #: the course's fixed seed of the random cases, if it sets one
+    #: whether a student's own tests are graded (valid on correct code, planted bugs caught) when
+    #: the submission holds some, and what they are worth on top of the hidden tests' points
+    own_tests: bool = True
+    own_tests_points: float = 0.0
 
     @property
     def folder(self) -> str:

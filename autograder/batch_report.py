@@ -4,8 +4,9 @@ one page over several batches (a class across assignments).
 It reads the folder ``autograder grade --results-dir`` writes (one folder per student in its
 ``students/`` folder, with Gradescope's ``results.json`` and ``feedback.txt``; the grader's own
 ``.report.json`` when it is there) and answers what an instructor asks after grading: how scores
-spread, which tests fail most and with which messages, who ran out of time, who did not load and
-why, who handed in late and who handed in nothing. Failure messages are grouped after the case-specific values in them
+spread, which tests fail most and with which messages, which planted bugs (misconceptions) the
+students' own tests catch least, who ran out of time, who did not load and why, who handed in late
+and who handed in nothing. Failure messages are grouped after the case-specific values in them
 (numbers, coordinates, quoted values, paths) are replaced by placeholders, so "expected 3, got 4"
 and "expected 0, got 1" count together.
 
@@ -53,8 +54,10 @@ __all__ = [
     "StudentResult",
     "TestSummary",
     "BatchSummary",
+    "Misconception",
     "CATEGORIES",
     "message_pattern",
+    "own_tests_caught",
     "read_batch",
     "summarize",
     "terminal_summary",
@@ -160,6 +163,9 @@ class StudentResult:
     late_by: float | None = None  #: seconds after the due date (0: on time); None when not recorded
     penalty: float = 0.0  #: points the late policy took off ``score`` (already subtracted)
     submission: str = ""  #: the grader's sentence on what was read (or why nothing was)
+    #: the summary of the student's own tests (the grader's record, ``own_tests.py``): found,
+    #: valid, the planted bugs caught...; empty when the step asks for none or it was not recorded
+    own_tests: dict = field(default_factory=dict)
 
     @property
     def submitted(self) -> bool:
@@ -311,6 +317,7 @@ def read_batch(results_dir: str | os.PathLike) -> list[StudentResult]:
             file = match.group(1) if match else ""
         late_by = _pick(extra, record, "late_by")
         submitted_at = _pick(extra, record, "submitted_at")
+        own_tests = record.get("own_tests")
         students.append(
             StudentResult(
                 student=str(extra.get("student") or record.get("student") or folder.name),
@@ -331,6 +338,7 @@ def read_batch(results_dir: str | os.PathLike) -> list[StudentResult]:
                 late_by=None if late_by is None else max(0.0, _number(late_by)),
                 penalty=_number(_pick(extra, record, "penalty")),
                 submission=submission,
+                own_tests=own_tests if isinstance(own_tests, dict) else {},
             )
         )
     if not students:
@@ -369,6 +377,65 @@ class TestSummary:
     def rate(self) -> float:
         """The share of attempts that passed (0 when nobody attempted it)."""
         return self.passed / self.attempts if self.attempts else 0.0
+
+
+@dataclass
+class Misconception:
+    """One planted bug (a chaff) across the class: how many of the students' own tests caught it."""
+
+    name: str
+    bug: str  #: the misconception, in one sentence (the chaff library's words)
+    caught: int  #: submissions whose valid tests caught it
+    over: int  #: submissions whose own tests were found and graded
+
+    @property
+    def share(self) -> float:
+        """The share of those submissions whose tests caught it (0 when there are none)."""
+        return self.caught / self.over if self.over else 0.0
+
+
+def _library_bugs(assignment: str) -> dict[str, str]:
+    """Each chaff's bug from the instructor's chaff library, for summaries that did not record
+    them (an older grader); empty when the library cannot be read here."""
+    try:
+        from .own_tests import instructor_package
+
+        return {c.name: c.bug for c in instructor_package("chaffs").chaffs_for(assignment)}
+    except Exception:  # noqa: BLE001 - no library here: the chaffs are named as recorded
+        return {}
+
+
+def own_tests_caught(students: list[StudentResult]) -> tuple[int, list[Misconception]]:
+    """Over the graded submissions whose own tests were found and graded (no problem stopped
+    them): how many there are, and each planted bug with how many of them caught it, least
+    caught first (then in the library's order), named by its misconception."""
+    over = [s for s in students if s.graded and s.own_tests.get("found") is True and not s.own_tests.get("problem")]
+    order: list[str] = []
+    bugs: dict[str, str] = {}
+    for s in over:
+        names = s.own_tests.get("chaffs")
+        for name in names if isinstance(names, list) else []:
+            if isinstance(name, str) and name not in order:
+                order.append(name)
+        recorded = s.own_tests.get("misconceptions")
+        if isinstance(recorded, dict):
+            for name, bug in recorded.items():
+                if isinstance(name, str) and isinstance(bug, str):
+                    bugs.setdefault(name, bug)
+    missing = [name for name in order if name not in bugs]
+    if missing:
+        for assignment in sorted({s.assignment for s in over if s.assignment}):
+            for name, bug in _library_bugs(assignment).items():
+                bugs.setdefault(name, bug)
+    rows = []
+    for name in order:
+        caught = 0
+        for s in over:
+            found = s.own_tests.get("caught")
+            caught += isinstance(found, list) and name in found
+        rows.append(Misconception(name, bugs.get(name, name), caught, len(over)))
+    rows.sort(key=lambda m: (m.share, order.index(m.name)))
+    return len(over), rows
 
 
 @dataclass
@@ -575,6 +642,15 @@ def terminal_summary(summary: BatchSummary, page: Path | None = None, worst: int
             lines.append(f"  {100 * t.rate:5.1f}%  {t.name[:60]}{common}")
     else:
         lines.append("Worst tests: none to show (no submission loaded).")
+    over, caught = own_tests_caught(s.students)
+    if caught:
+        lines.append(
+            f"Planted bugs caught by the students' own tests, over the {over} submission(s) whose tests were "
+            "found and graded (least caught first):"
+        )
+        for m in caught:
+            bug = "".join(c if c.isprintable() else " " for c in " ".join(m.bug.split()))
+            lines.append(f"  {100 * m.share:5.1f}%  ({m.caught} of {m.over})  {bug[:100]}")
     times = [x.seconds for x in graded]
     lines.append(
         f"Time per graded submission: median {statistics.median(times):.1f} s, 95th percentile "
@@ -780,7 +856,8 @@ def render_html(summary: BatchSummary, page_dir: str | os.PathLike) -> str:
     title = f"Batch report: {', '.join(summary.assignments) or 'autograder results'}"
     body = [f"<h1>{esc(title)}</h1>"] + _counts_section(summary) + _not_graded_section(summary)
     if summary.graded:
-        body += _overview_section(summary) + _tests_section(summary) + _time_section(summary) + _load_section(summary)
+        body += _overview_section(summary) + _tests_section(summary) + _misconceptions_section(summary)
+        body += _time_section(summary) + _load_section(summary)
     else:
         body += ["<p>No submission was graded.</p>"]
     body += _students_section(summary, Path(page_dir))
@@ -910,6 +987,31 @@ def _tests_section(s: BatchSummary) -> list[str]:
             text_columns=(0, 4),
             raw=True,
         )
+    ]
+
+
+def _misconceptions_section(s: BatchSummary) -> list[str]:
+    """Each planted bug (a misconception of the step, in the chaff library's words) with the share
+    of the class whose own tests caught it, least caught first; nothing when no own tests were
+    graded."""
+    from minesweeper_kit.report_page import esc, table
+
+    over, caught = own_tests_caught(s.students)
+    if not caught:
+        return []
+    rows = [[esc(m.bug), f"{m.caught} / {m.over}", f"{100 * m.share:.0f}%"] for m in caught]
+    return [
+        '<h2 id="misconceptions-caught">Planted bugs the class\'s own tests catch, least caught first</h2>',
+        f'<p id="misconceptions-over">Over the {over} graded submissions whose own tests were found and graded: '
+        "the share whose valid tests caught each planted bug, named by its misconception. The first rows are "
+        "the misconceptions the class's tests miss most.</p>",
+        table(
+            ["misconception", "caught by (submissions)", "share"],
+            rows,
+            "misconceptions",
+            text_columns=(0,),
+            raw=True,
+        ),
     ]
 
 

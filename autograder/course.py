@@ -3,7 +3,9 @@
 Per assignment (a ``[assignments.<id>]`` table, the kit's id) the file may set the course's
 assignment name (nbgrader's folder name), the notebook students hand in, the points the score is
 scaled to, the time and memory limits, imports added to or taken from the rule, what a disallowed
-import costs, the tests' visibility on Gradescope, the due date, the late policy and the seed.
+import costs, the tests' visibility on Gradescope, the due date, the late policy, the seed, and
+whether the student's own tests are graded (``own_tests``) and what they are worth
+(``own_tests_points``, on top of ``points``).
 Top-level ``due``, ``seed``, ``visibility``, ``disallowed_import`` and a ``[late]`` table are the
 defaults of every assignment. A key the grader does not know is an error, never ignored: a typo
 must not silently leave the default in force. Without a file the defaults are today's behaviour.
@@ -17,6 +19,7 @@ must not silently leave the default in force. Without a file the defaults are to
     [assignments.hypermines]
     name = "ps4-hypermines"      # nbgrader's submitted/<student>/ps4-hypermines/
     points = 25
+    own_tests_points = 5         # the student's own tests: planted bugs caught (default 0: reported only)
     allow_imports = ["math"]
     disallowed_import = "lose-tests"
     visibility = "after_due_date"
@@ -60,6 +63,8 @@ _ASSIGNMENT_KEYS = _SHARED_KEYS | {
     "memory_mb",
     "allow_imports",
     "deny_imports",
+    "own_tests",
+    "own_tests_points",
 }
 
 
@@ -168,6 +173,11 @@ def _check_table(table: Mapping[str, Any], where: str, known: set[str]) -> dict[
                 raise CourseError(f"{where}: notebook must end in .ipynb or .py, got {value!r}")
         elif key in ("points", "time_limit", "test_time_limit"):
             _positive_number(value, key, where)
+        elif key == "own_tests_points":
+            _positive_number(value, key, where, zero=True)
+        elif key == "own_tests":
+            if not isinstance(value, bool):
+                raise CourseError(f"{where}: own_tests must be true or false, got {value!r}")
         elif key in ("memory_mb", "seed"):
             if not isinstance(value, int) or isinstance(value, bool) or value < (64 if key == "memory_mb" else 0):
                 least = "64" if key == "memory_mb" else "0"
@@ -231,6 +241,8 @@ def apply_settings(assignment: Assignment, settings: Mapping[str, Any]) -> Assig
         "disallowed_import": "disallowed_import",
         "due": "due",
         "seed": "seed",
+        "own_tests": "own_tests",
+        "own_tests_points": "own_tests_points",
     }
     for key, attribute in simple.items():
         if key in settings:

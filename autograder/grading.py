@@ -34,6 +34,7 @@ from minesweeper_kit.sandbox import (
 )
 
 from .assignments import Assignment, InstructorMaterialMissing, instructor_dir, originals_dir
+from .misconceptions import misconception_for
 from .statuses import GRADED, NOT_GRADED, NOT_SUBMITTED
 from .submission import Submission
 from .suite import NOTE, Mismatch
@@ -100,6 +101,13 @@ class GradeReport:
     #: the name of the student's folder as handed in, when the id differs from it (two names that
     #: collide get suffixed ids): nbgrader's gradebook knows the student by this name
     handed_in_as: str = ""
+    #: what the student's own tests did (``own_tests.py``): counts, the planted bugs caught, the
+    #: requirement's unmet parts; empty when the step asks for no tests
+    own_tests: dict[str, Any] = field(default_factory=dict)
+    #: the planted bug (chaff) whose way of failing the hidden tests this submission shares
+    #: (``misconceptions.py``): its name, ``bug`` and ``hint``, for one line of feedback; empty
+    #: when none does
+    misconception: dict[str, str] = field(default_factory=dict)
 
     @property
     def graded(self) -> bool:
@@ -451,16 +459,26 @@ def grade_submission(
             return not_graded_report(assignment.id, submission, seed, [cause], isolation=isolation)
         for test in tests:
             test.output = f"not graded: {submission.problem}"
+        try:  # a test.py beside a file that does not parse still runs: it does not need that file
+            own = _own_tests(assignment, submission, seed, isolation)
+        except (SandboxError, InstructorMaterialMissing, OSError) as error:
+            cause = (
+                f"the student's own tests could not be graded: {type(error).__name__}: {' '.join(str(error).split())}"
+            )
+            return not_graded_report(assignment.id, submission, seed, [cause[:500]], tests=tests, isolation=isolation)
+        if own is not None:
+            tests.append(own[0])
         return GradeReport(
             submission.student,
             assignment.id,
-            0.0,
+            round(sum(t.score for t in tests), 4),
             sum(t.max_score for t in tests),
             round(time.monotonic() - started, 3),
             seed,
             tests,
             submission.describe(),
             submission.problem,
+            own_tests=own[1] if own is not None else {},
         )
     try:
         _run_pytest(plugin, assignment.suite_path)
@@ -481,7 +499,22 @@ def grade_submission(
     problem = None
     if isinstance(plugin.load_error, SandboxError):
         problem = submission.locate(str(plugin.load_error))
-    return GradeReport(
+    try:
+        own = _own_tests(assignment, submission, seed, isolation)
+    except (SandboxError, InstructorMaterialMissing, OSError) as error:
+        cause = f"the student's own tests could not be graded: {type(error).__name__}: {' '.join(str(error).split())}"
+        return not_graded_report(
+            assignment.id,
+            submission,
+            seed,
+            [cause[:500]],
+            tests=tests,
+            execution_time=round(time.monotonic() - started, 3),
+            isolation=isolation,
+        )
+    if own is not None:
+        tests.append(own[0])
+    report = GradeReport(
         student=submission.student,
         assignment=assignment.id,
         score=round(sum(t.score for t in tests), 4),
@@ -496,7 +529,32 @@ def grade_submission(
         protections=protections,
         internal_errors=plugin.internal_errors,
         isolation=isolation,
+        own_tests=own[1] if own is not None else {},
     )
+    report.misconception = misconception_for(report)
+    return report
+
+
+#: The name and id of the result that holds the student's own tests (after the hidden tests).
+OWN_TESTS, OWN_TESTS_ID = "Your own tests", "own_tests"
+
+
+def _own_tests(
+    assignment: Assignment, submission: Submission, seed: int, isolation: str
+) -> tuple[TestOutcome, dict[str, Any]] | None:
+    """The student's own tests as one more result, and their summary; None when the step asks for
+    none. Raises what stopped the grader (a sandbox that does not start, missing instructor
+    material): then nothing of the grade stands."""
+    from .own_tests import grade_in_submission
+
+    graded = grade_in_submission(assignment, submission.source, submission.path, seed=seed, isolation=isolation)
+    if graded is None:
+        return None
+    summary = graded.summary
+    whole = summary.get("found") and not summary.get("problem") and summary.get("valid") and not summary.get("unmet")
+    status = "passed" if whole and graded.score >= graded.max_score else "failed"
+    outcome = TestOutcome(OWN_TESTS, graded.max_score, OWN_TESTS_ID, graded.score, status, graded.output)
+    return outcome, graded.summary
 
 
 def suite_problem(assignment: Assignment) -> str | None:

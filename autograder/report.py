@@ -1,8 +1,9 @@
 """What the grader writes: Gradescope ``results.json``, a readable feedback file, a CSV gradebook.
 
 Feedback names each test, its points, for a failure the failing case and its first difference,
-and what a passing test has to say (a bot's wins against the judge); it never shows the hidden
-tests' code. Instructor-only details (errors on the
+and what a passing test has to say (a bot's wins against the judge); when the hidden tests failed
+the way one of the step's planted bugs does, one line names the likely misconception and where to
+look (``misconceptions.py``). It never shows the hidden tests' code. Instructor-only details (errors on the
 grader's side) go to ``grader-log.txt`` beside them, never into the feedback. What the
 student's code printed is shown fenced, each line behind ``| ``, and control characters
 anywhere in student-made text are shown as escapes, so nothing a submission prints can pass
@@ -50,6 +51,7 @@ from typing import Literal, overload
 from minesweeper_kit.csvfile import write_rows
 
 from .grading import NOT_GRADED, NOT_LOADED, NOT_SUBMITTED, GradeReport
+from .misconceptions import misconception_line
 from .students import folder_name
 
 __all__ = [
@@ -226,6 +228,9 @@ def gradescope_results(report: GradeReport) -> dict:
     late = _late_sentence(report)
     if late:
         output += f" {late}"
+    likely = misconception_line(report.misconception)
+    if likely:
+        output += f" {_visible(likely)}"
     return {
         "score": score,
         "execution_time": report.execution_time,
@@ -298,6 +303,9 @@ def feedback_text(report: GradeReport) -> str:
             shown = test.output.removeprefix("passed: ") if test.status == "passed" else test.output
             for part in shown.split("\n"):
                 lines.append(f"       {_visible(part)}")
+    likely = misconception_line(report.misconception)
+    if likely:  # the hidden tests failed the way a planted bug does (``misconceptions.py``)
+        lines += ["", _visible(likely)]
     if report.stdout.strip():
         lines += [""] + _student_lines(report.stdout)
     return "\n".join(lines) + "\n"

@@ -5,7 +5,9 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("engine", "grader", "sandbox", "isolation_cost", "widget", "solver", "tournament", "scaleout")
+BENCHMARKS = (
+    "engine", "grader", "sandbox", "isolation_cost", "own_tests", "widget", "solver", "tournament", "scaleout",
+)
 
 
 def main(argv: list[str]) -> int:

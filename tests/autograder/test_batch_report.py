@@ -504,3 +504,83 @@ def test_results_json_alone_is_enough(hypermines):
     assert students["ada"].file == "hypermines/04-nd-dig.ipynb"
     assert summarize(list(students.values())).counts == {
         "graded": 3, "did not load": 2, "not graded": 1, "not submitted": 1}
+
+
+# ---------------------------------------------------------------------- the class's own tests and the chaffs
+#: Planted bugs of a made-up library: the names the grader records and their misconceptions (one
+#: with markup, as if an instructor's text held some).
+PLANTED = {
+    "axis_edge": "an axis loses its position 0",
+    "zero_as_0": "render shows a 0 as '0' instead of ' '",
+    "marked_up": "<b>dig</b> & <script>x()</script> counts twice",
+}
+
+
+def own(report: GradeReport, caught: list[str] | None, *, problem: str | None = None,
+        bugs: dict[str, str] | None = PLANTED) -> GradeReport:
+    """The report with an own-tests summary as ``own_tests.py`` records it; None: no tests found."""
+    if caught is None:
+        report.own_tests = {"found": False}
+    else:
+        report.own_tests = {"found": True, "tests": 4, "valid": 3, "caught": caught, "chaffs": list(bugs or PLANTED),
+                            "unmet": [], "problem": problem, "seconds": 1.0}
+        if bugs is not None:
+            report.own_tests["misconceptions"] = dict(bugs)
+    return report
+
+
+def test_the_page_shows_each_planted_bug_caught_by_a_share_of_the_class_least_first(tmp_path):
+    reports = [
+        own(graded("ada", [None, None, None]), ["axis_edge", "zero_as_0", "marked_up"]),
+        own(graded("bo", [None, "dig([2, 3]) returned 4, expected 7", None]), ["axis_edge", "zero_as_0"]),
+        own(graded("cy", [None, None, "render is wrong"]), ["axis_edge"]),
+        own(graded("di", [None, None, None]), []),
+        own(graded("eve", [None, None, None]), None),  # no tests found: not counted
+        own(graded("fay", [None, None, None]), [], problem="the tests could not be run"),  # not counted
+        own(not_graded("gus"), ["axis_edge", "zero_as_0", "marked_up"]),  # not graded: not counted
+        not_submitted("hal"),
+    ]
+    page, summary = write_report(write_batch(tmp_path / "results", reports))
+    html = page.read_text()
+    assert table_rows(html, "misconceptions") == [
+        {"misconception": "<b>dig</b> & <script>x()</script> counts twice", "caught by (submissions)": "1 / 4",
+         "share": "25%"},
+        {"misconception": "render shows a 0 as '0' instead of ' '", "caught by (submissions)": "2 / 4",
+         "share": "50%"},
+        {"misconception": "an axis loses its position 0", "caught by (submissions)": "3 / 4", "share": "75%"},
+    ]
+    assert "Over the 4 graded submissions whose own tests were found and graded" in html
+    # What an instructor's or a student's text holds stays text.
+    assert "<b>dig</b>" not in html and "<script>x()" not in html
+    assert "&lt;b&gt;dig&lt;/b&gt; &amp; &lt;script&gt;x()&lt;/script&gt; counts twice" in html
+    assert html.count("<script") == 1
+    text = terminal_summary(summary)
+    assert ("Planted bugs caught by the students' own tests, over the 4 submission(s) whose tests were found and "
+            "graded (least caught first):") in text
+    lines = text.splitlines()
+    first = lines.index(next(line for line in lines if line.startswith("Planted bugs caught")))
+    assert lines[first + 1:first + 4] == [
+        "   25.0%  (1 of 4)  <b>dig</b> & <script>x()</script> counts twice",
+        "   50.0%  (2 of 4)  render shows a 0 as '0' instead of ' '",
+        "   75.0%  (3 of 4)  an axis loses its position 0",
+    ]
+
+
+def test_a_summary_without_the_bugs_names_them_from_the_chaff_library(tmp_path):
+    """An older summary recorded the chaffs' names only: the page looks their bugs up in the
+    instructor's chaff library (hypermines' own)."""
+    names = {"edge_off_by_one": "", "zero_rendered_as_0": ""}
+    reports = [own(graded("ada", [None, None, None]), ["zero_rendered_as_0"], bugs=None),
+               own(graded("bo", [None, None, None]), [], bugs=None)]
+    for report in reports:
+        report.own_tests["chaffs"] = list(names)
+    html = write_report(write_batch(tmp_path / "results", reports))[0].read_text()
+    assert [(row["misconception"], row["share"]) for row in table_rows(html, "misconceptions")] == [
+        ("an axis loses its position 0", "0%"), ("render shows a 0 as '0' instead of ' '", "50%")]
+
+
+def test_no_own_tests_no_planted_bugs_section(hypermines):
+    page, summary = write_report(hypermines)
+    html = page.read_text()
+    assert "misconceptions" not in Tables(html).tables and "Planted bugs" not in html
+    assert "Planted bugs" not in terminal_summary(summary)

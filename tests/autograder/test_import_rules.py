@@ -18,7 +18,11 @@ from autograder.assignments import ASSIGNMENTS, get_assignment
 #: Imports a notebook makes that its assignment refuses on purpose: the bots notebook runs games
 #: with the arena, which a bot itself may not use (it could call the judge). Anything else a
 #: notebook's set-up or solution cells import must be accepted.
-REFUSED_ON_PURPOSE = {("bots", "minesweeper_kit.arena")}
+#: Set-up imports the grader refuses on purpose: the bot's arena, and the "check my tests" cell's
+#: checker, which runs the student's tests in their own kernel (graded code never needs it).
+REFUSED_ON_PURPOSE = {("bots", "minesweeper_kit.arena")} | {
+    (step, "minesweeper_kit.testcheck") for step in ("neighbors", "make-board", "flood-fill", "hypermines")
+}
 
 #: 6.009 Lab 3's lab.py header, kept by every real submission, and the end of the Fall 2018
 #: lab.py (same class API), which runs the doctests when the file is run as a script.

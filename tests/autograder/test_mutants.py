@@ -3,10 +3,11 @@
 For each of the five assignments, plausible student bugs (the chaffs of ``autograder/instructor/chaffs/``, made from the reference's
 own text by small named replacements) are graded with the hidden suite. Each must lose points in
 the tests that name its bug, keep them in the tests its bug does not touch, and get feedback that
-names the failing case and its first difference, without any error on the grader's side. The
-reference itself scores full marks. The notebook's visible tests, run on each mutant, agree with
-the hidden suite: no visible failure without a hidden loss, no hidden loss without its visible
-test failing (or a stated reason). For the bots, a bot placed near a tier's boundary is graded
+names the failing case and its first difference, without any error on the grader's side, and
+one line naming its misconception and where to look (the reference, none). The reference itself
+scores full marks. The notebook's visible tests, run on each mutant, agree with the hidden suite:
+no visible failure without a hidden loss, no hidden loss without its visible test failing (or a
+stated reason). For the bots, a bot placed near a tier's boundary is graded
 with two seeds: its grade may move by one tier at most, as the suite's stated margin allows.
 """
 
@@ -19,7 +20,9 @@ import re
 import pytest
 
 from autograder.batch import grade_batch
-from autograder.instructor.chaffs import OTHERS, Chaff, mutate, reference_source
+from autograder.grading import OWN_TESTS
+from autograder.instructor.chaffs import OTHERS, Chaff, chaffs_for, mutate, reference_source
+from autograder.report import feedback_text
 from visible_tests import TIMED_OUT, hidden_to_visible, run_visible
 
 pytestmark = pytest.mark.slow
@@ -82,6 +85,7 @@ def test_the_reference_scores_full_marks(graded, assignment):
     report = graded(assignment)["reference"]
     assert report.problem is None and not report.internal_errors, (report.problem, report.internal_errors)
     assert report.score == report.max_score > 0, [(t.id, t.output) for t in report.tests if t.status != "passed"]
+    assert report.misconception == {} and "Likely misconception" not in feedback_text(report)
 
 
 def check_mutant(report, mutant: Chaff) -> None:
@@ -106,6 +110,23 @@ def check_mutant(report, mutant: Chaff) -> None:
                          ids=lambda value: value if isinstance(value, str) else value.name)
 def test_each_mutant_loses_points_where_its_bug_is(graded, assignment, mutant):
     check_mutant(graded(assignment)[mutant.name], mutant)
+    check_misconception(graded(assignment)[mutant.name], mutant)
+
+
+#: Chaffs whose results another chaff of the step may show as well (same tests lost, same texts):
+#: the feedback may name either's misconception (chaff name -> the others it may be taken for).
+SHARED: dict[str, set[str]] = {}
+
+
+def check_misconception(report, mutant: Chaff) -> None:
+    """A submission failing exactly as the chaff does gets one line of feedback naming its bug and
+    where to look (``autograder/misconceptions.py``), written out here from the chaff's texts."""
+    step = {c.name: c for c in chaffs_for(report.assignment)}
+    allowed = [mutant] + [step[name] for name in sorted(SHARED.get(mutant.name, ()))]
+    lines = [f"Likely misconception: {c.bug}. Hint: {c.hint}" for c in allowed]
+    text = feedback_text(report)
+    assert text.count("Likely misconception:") == 1, f"{mutant.name}: {text}"
+    assert any(expected in text.splitlines() for expected in lines), f"{mutant.name}: {report.misconception}"
 
 
 def test_without_the_setting_the_size_case_floods_1000x1000(tmp_path):
@@ -220,12 +241,6 @@ HIDDEN_ONLY: dict[str, str] = {
                             "(visible: test_make_board fails)",
     "flood_opens_marks": "the hidden random games flood around guessed and questioned cells, which the visible "
                          "test of marks never does (visible: test_guesses_block_the_flood fails)",
-    "dig_counts_redigs": "the hidden whole game on the original 15x15x12x10 board digs a revealed cell again, as "
-                         "the original lab's did; the visible whole games never do (visible: test_dig fails)",
-    "bomb_not_revealed": "the hidden whole game on the original 15x15x12x10 board ends on a bomb; the visible whole "
-                         "games are won (visible: test_dig fails)",
-    "dig_answers_true": "the hidden whole game on the original 15x15x12x10 board ends on a bomb; the visible whole "
-                        "games are won (visible: test_dig fails)",
 }
 #: Mutants whose visible tests stop at the CPU limit of `run_visible` (and why that is right).
 STOPPED: dict[str, str] = {
@@ -254,8 +269,9 @@ def test_visible_tests_and_the_hidden_suite_agree(graded, assignment, mutant):
     stopped = sorted(name for name, why in failed.items() if why == TIMED_OUT)
     assert bool(stopped) == (mutant.name in STOPPED), f"{mutant.name}: visible tests stopped at the limit: {stopped}"
     matches = hidden_to_visible(assignment)
-    assert {t.name for t in report.tests} == set(matches), "the notebook's table names every hidden test"
-    lost = {t.name: t.output for t in report.tests if t.status != "passed"}
+    hidden = [t for t in report.tests if t.name != OWN_TESTS]  # the notebook's own tests: graded apart
+    assert {t.name for t in hidden} == set(matches), "the notebook's table names every hidden test"
+    lost = {t.name: t.output for t in hidden if t.status != "passed"}
     if failed:
         assert lost, f"{mutant.name} ({mutant.bug}) fails visible tests {failed} and keeps every hidden point"
     unmatched = {name: matches[name] for name in lost if not failed.get(matches[name])}

@@ -26,7 +26,7 @@ import pytest
 
 from autograder.assignments import Assignment, get_assignment
 from autograder.check import reference_submission
-from autograder.grading import grade_submission
+from autograder.grading import OWN_TESTS_ID, grade_submission
 from autograder.submission import Submission
 
 pytestmark = pytest.mark.slow
@@ -76,8 +76,9 @@ def test_every_limit_is_at_least_the_factor_times_the_reference(assignment_id):
     report = grade_submission(assignment, reference_submission(assignment), seed=SEED)
     assert report.score == report.max_score, [(t.id, t.output) for t in report.tests if t.status != "passed"]
     assert report.internal_errors == []
-    assert {t.id for t in report.tests} == set(limits)
-    measured = {t.id: t.seconds for t in report.tests}
+    hidden = [t for t in report.tests if t.id != OWN_TESTS_ID]  # the reference's own tests run outside the suite
+    assert {t.id for t in hidden} == set(limits)
+    measured = {t.id: t.seconds for t in hidden}
     # CPU time grows when another process shares the core's caches; a test that looks too tight is
     # measured again (at most twice) and its least CPU time is the reference's own cost.
     for _ in range(2):

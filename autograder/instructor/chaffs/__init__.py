@@ -9,8 +9,9 @@ One library serves three readers:
 
 * the grading of a student's own tests (``autograder/own_tests.py``): a valid test catches a
   chaff when it fails on it, and the feedback names the chaff's ``bug``, never its code;
-* the feedback on a student's implementation: a submission that loses exactly a chaff's hidden
-  tests, the way the chaff does, gets a line naming the likely ``bug`` and its ``hint``;
+* the feedback on a student's implementation: a submission that loses a chaff's hidden tests the
+  way the chaff does (its ``loses`` lost, its ``keeps`` kept, its ``says`` said; see
+  ``autograder/misconceptions.py``) gets a line naming the likely ``bug`` and its ``hint``;
 * the kit's own tests (``tests/autograder/test_mutants.py``), which grade every chaff and check
   what it must show: the hidden tests (by function name) that lose their points, those that keep
   them, and texts its feedback must contain (the failing case and its first difference).
@@ -68,7 +69,7 @@ def mutate(source: str, mutant: Chaff) -> str:
 def reference_source(assignment_id: str) -> str:
     """The source the grader takes as the assignment's reference solution."""
     from autograder.assignments import get_assignment
-    from autograder.check import reference_submission
+    from autograder.references import reference_submission
 
     return reference_submission(get_assignment(assignment_id)).source
 

@@ -41,6 +41,10 @@ CHAFFS = [
         loses=(LEGAL,),
         keeps=TIERS,
         says=("torus game 0", "crash", "IndexError"),
+        hint=(
+            "Look where the bot lists the neighbours of a cell: on a torus, the cells past an edge are those at the "
+            "other end of that axis."
+        ),
     ),
     Chaff(
         "first_dig_in_two_dimensions",
@@ -49,6 +53,10 @@ CHAFFS = [
         loses=(LEGAL,),
         keeps=TIERS,
         says=("4x4x4/6 game 0", "illegal", "the board has 3 axes"),
+        hint=(
+            "Look at the bot's first move: a board may have any number of axes, so the cell dug needs one coordinate "
+            "per axis."
+        ),
     ),
     Chaff(
         "digs_the_open_cell",
@@ -62,6 +70,10 @@ CHAFFS = [
         loses=(LEGAL,) + TIERS,
         keeps=(),
         says=("illegal", "that cell is already open"),
+        hint=(
+            "Look at the rule that digs once all of a number's mines are flagged: what is dug is one of the covered "
+            "cells around that number, never the number itself."
+        ),
     ),
     Chaff(
         "rows_and_columns_swapped",
@@ -75,6 +87,10 @@ CHAFFS = [
         loses=(LEGAL,),
         keeps=TIERS,
         says=("expert game 0", "crash", "IndexError"),
+        hint=(
+            "Look where the bot reads the size of an axis: an axis's size sits at the same position in the board's "
+            "shape as that axis's coordinate in a cell."
+        ),
     ),
     Chaff(
         "random_one_move_in_seven",
@@ -83,6 +99,11 @@ CHAFFS = [
         loses=("test_three_quarters_of_the_judge", "test_three_fifths_of_the_judge"),
         keeps=(LEGAL,),
         says=("of the judge's win rate", "below 75%"),
+        hint=(
+            "Look at the moves the bot makes without a proof: a random dig loses games. Make sure it never guesses "
+            "while a cell is proven safe, and when it must guess, that it picks the cell least likely to hold a "
+            "mine."
+        ),
     ),
     Chaff(
         "random_half_the_time",
@@ -91,6 +112,11 @@ CHAFFS = [
         loses=TIERS,
         keeps=(LEGAL,),
         says=("of the judge's win rate", "below 20%"),
+        hint=(
+            "Look at the moves the bot makes without a proof: a random dig loses games. Make sure it never guesses "
+            "while a cell is proven safe, and when it must guess, that it picks the cell least likely to hold a "
+            "mine."
+        ),
     ),
     Chaff(
         "thinks_a_second_a_move",
@@ -106,6 +132,10 @@ CHAFFS = [
         keeps=(),
         says=("timeout", "used up their 8 s of CPU time"),
         settings={"bot_games": 4, "bot_cpu_seconds": 8},
+        hint=(
+            "Look at how much CPU time one move takes: a game has many moves and the games share one budget. Bound "
+            "each move's search by the work it does, never by waiting for time to pass."
+        ),
     ),
     Chaff(
         "waits_for_a_safe_guess",
@@ -120,6 +150,10 @@ CHAFFS = [
         keeps=(),
         says=("timeout", "no move within 5 s of CPU time"),
         settings={"bot_games": 10, "bot_cpu_seconds": 12},
+        hint=(
+            "Look at what the bot does when no cell is proven safe: it must still answer, with its best guess. Check "
+            "that every loop in it ends."
+        ),
     ),
 ]
 
@@ -131,4 +165,9 @@ NEAR_A_TIER = Chaff(
     loses=("test_three_quarters_of_the_judge",),
     keeps=(LEGAL,),
     says=("of the judge's win rate",),
+    hint=(
+        "Look at the moves the bot makes without a proof: a random dig loses games. Make sure it never "
+        "guesses while a cell is proven safe, and when it must guess, that it picks the cell least "
+        "likely to hold a mine."
+    ),
 )

@@ -16,6 +16,10 @@ CHAFFS = [
         ),
         loses=("test_mine_field",),
         says=("the field keeps a copy", "at [1][1]: expected False, got True"),
+        hint=(
+            "In MineField's constructor, check what you keep of the mine data you are given: if you keep the "
+            "caller's own rows, a later change to them changes your field. Keep a copy of each row."
+        ),
     ),
     Chaff(
         "random_allows_a_full_field",
@@ -23,6 +27,10 @@ CHAFFS = [
         (("if not 0 <= num_mines < rows * cols:", "if not 0 <= num_mines <= rows * cols:"),),
         loses=("test_populate_avoids_the_first_cell",),
         says=("MineField.random(2, 2, 4): should raise ValueError",),
+        hint=(
+            "In MineField.random, check which numbers of mines you accept: the first click must find a free cell, so "
+            "a field can never be all mines."
+        ),
     ),
     Chaff(
         "reset_empty_does_nothing",
@@ -35,6 +43,7 @@ CHAFFS = [
         ),
         loses=("test_populate_avoids_the_first_cell",),
         says=("then reset_empty(): has_mine of every cell is wrong",),
+        hint="Look at reset_empty: after it, no cell of the field holds a mine.",
     ),
     Chaff(
         "uncover_opens_a_guess",
@@ -47,20 +56,26 @@ CHAFFS = [
         ),
         loses=("test_random_games",),
         says=("moves [", "uncover("),
+        hint="In uncover, check which statuses let a cell be opened: a cell the player marked as a mine stays covered.",
     ),
     Chaff(
         "uncover_skips_a_question",
         "uncover leaves a questioned cell covered",
         (("if self._status[r][c] not in (COVERED, QUESTION):", "if self._status[r][c] != COVERED:"),),
         loses=("test_random_games",),
-        says=("moves [", "uncover("),
+        says=("moves [", "uncover(", ", got QUESTION"),
+        hint=(
+            "In uncover, check which statuses let a cell be opened: only a mine guess protects a cell, a question "
+            "mark does not."
+        ),
     ),
     Chaff(
         "uncover_after_the_end",
         "uncover still opens cells once the game is lost",
         (("if not self._field.in_range(r, c) or self.is_game_over():", "if not self._field.in_range(r, c):"),),
         loses=("test_random_games",),
-        says=("(after the end)",),
+        says=("(after the end): get_status of every cell is wrong",),
+        hint="In uncover, check what happens once the game is over: nothing may change any more.",
     ),
     Chaff(
         "cycle_after_the_end",
@@ -72,14 +87,19 @@ CHAFFS = [
             ),
         ),
         loses=("test_random_games",),
-        says=("(after the end)",),
+        says=("(after the end): get_status of every cell is wrong", ", got MINE_GUESS"),
+        hint="In cycle_guess, check what happens once the game is over: nothing may change any more.",
     ),
     Chaff(
         "uncover_off_the_field",
         "uncover forgets the range check, so a negative index wraps around",
         (("if not self._field.in_range(r, c) or self.is_game_over():", "if self.is_game_over():"),),
         loses=("test_random_games",),
-        says=("moves [",),
+        says=("moves [", "IndexError"),
+        hint=(
+            "In uncover, check what happens for a cell outside the field, a negative row or column included: "
+            "Python's negative indices wrap around instead of failing."
+        ),
     ),
     Chaff(
         "reset_game_keeps_counters",
@@ -93,7 +113,11 @@ CHAFFS = [
             ),
         ),
         loses=("test_random_games",),
-        says=("reset_game()",),
+        says=("reset_game()", ", got COVERED"),
+        hint=(
+            "In reset_game, list everything the game keeps track of (each cell's status, the number of guesses, the "
+            "cells uncovered, whether it is lost): a reset starts every one of them over."
+        ),
     ),
     Chaff(
         "is_uncovered_forgets_the_explosion",
@@ -101,6 +125,7 @@ CHAFFS = [
         (("return self._status[r][c] >= 0 or self._status[r][c] == EXPLODED_MINE", "return self._status[r][c] >= 0"),),
         loses=("test_random_games",),
         says=("is_uncovered of every cell is wrong", "expected True, got False"),
+        hint="In is_uncovered, think about the mine that exploded: it is uncovered too.",
     ),
     Chaff(
         "flood_opens_marks",
@@ -113,6 +138,10 @@ CHAFFS = [
         ),
         loses=("test_guesses_block_the_flood", "test_random_games"),
         says=("question at (0, 4), guess at (2, 2), uncover(0, 0): get_status of every cell is wrong",),
+        hint=(
+            "In the flood, check which cells it may open: a cell the player marked, with a guess or a question, "
+            "stops the flood."
+        ),
     ),
     Chaff(
         "status_as_text",
@@ -125,6 +154,10 @@ CHAFFS = [
         ),
         loses=("test_random_games", "test_guesses_block_the_flood", "test_flood_fill_iterative_small"),
         says=("get_status of every cell is wrong", "at [0][0]: expected COVERED, got '-1'"),
+        hint=(
+            "get_status answers one of the status constants, which are ints: look at the type of what your method "
+            "returns."
+        ),
     ),
     Chaff(
         "iterative_flood_not_counted",
@@ -132,6 +165,10 @@ CHAFFS = [
         (("    visible_field._uncovered += opened\n", ""),),
         loses=("test_flood_fill_iterative_small",),
         says=("then uncover of the", "is_game_over() is wrong: expected True, got False"),
+        hint=(
+            "In flood_fill_iterative, check that each cell it opens is counted the way uncover counts it, so the "
+            "game can tell when it is won."
+        ),
     ),
     Chaff(
         "iterative_flood_recurses",
@@ -144,5 +181,9 @@ CHAFFS = [
         ),
         loses=("test_flood_fill_iterative_1000x1000",),
         says=("RecursionError",),
+        hint=(
+            "flood_fill_iterative may not recurse, not even through another method: on a 1000x1000 field the "
+            "recursion is far too deep. Keep the cells still to visit in a list of your own."
+        ),
     ),
 ]

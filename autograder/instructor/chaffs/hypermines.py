@@ -25,8 +25,12 @@ CHAFFS = [
             ),
         ),
         loses=("test_edges",),
-        keeps=(),
+        keeps=("test_dig_defeat", "test_render"),
         says=("game [1, 6] with bombs [[0, 5]], dig [0, 0]",),
+        hint=(
+            "Look where the neighbours of a cell are listed: check the condition that keeps a position on the board; "
+            "0 is a valid position on every axis."
+        ),
     ),
     Chaff(
         "edge_past_the_end",
@@ -38,8 +42,12 @@ CHAFFS = [
             ),
         ),
         loses=("test_edges",),
-        keeps=(),
+        keeps=("test_dig_defeat", "test_render", "test_redig_and_after_the_end", "test_victory"),
         says=("game [1, 6] with bombs [[0, 5]], dig [0, 0]",),
+        hint=(
+            "Look where the neighbours of a cell are listed: check the condition that keeps a position on the board; "
+            "an axis's last position (its size minus 1) is valid."
+        ),
     ),
     Chaff(
         "flood_skips_border_numbers",
@@ -53,6 +61,10 @@ CHAFFS = [
         loses=("test_edges",),
         keeps=NEW_GAMES + ("test_render",),
         says=("dig's result is wrong",),
+        hint=(
+            "In dig, check what the flood does with the neighbours of a 0: every one of them is revealed, the "
+            "numbers too; the flood only goes on from the zeros."
+        ),
     ),
     Chaff(
         "victory_needs_bombs_revealed",
@@ -61,6 +73,10 @@ CHAFFS = [
         loses=("test_victory",),
         keeps=NEW_GAMES + ("test_render",),
         says=("game [2, 3] with bombs [[0, 1]], dig [0, 2]: the attribute state is wrong",),
+        hint=(
+            "Where dig decides on a victory, think about what must be revealed: every safe cell, while the bombs "
+            "stay hidden."
+        ),
     ),
     Chaff(
         "victory_too_early",
@@ -69,6 +85,7 @@ CHAFFS = [
         loses=("test_victory",),
         keeps=NEW_GAMES + ("test_render",),
         says=("game [2, 3] with bombs [[0, 1]], dig [0, 0]: the attribute state is wrong",),
+        hint="Check when dig sets the state to 'victory': only once every safe cell is revealed, not after any dig.",
     ),
     Chaff(
         "zero_rendered_as_0",
@@ -85,6 +102,7 @@ CHAFFS = [
             "test_victory",
         ),
         says=("render() is wrong: at [", "expected ' ', got '0'"),
+        hint="In render, look at how a cell showing 0 is drawn: the notebook shows it as a space.",
     ),
     Chaff(
         "dig_counts_redigs",
@@ -102,6 +120,9 @@ CHAFFS = [
         loses=("test_redig_and_after_the_end",),
         keeps=("test_new_small_6d", "test_new_large_4d", "test_random_new_games", "test_render", "test_edges"),
         says=("game [3, 3] with bombs [[0, 0], [2, 2]], dig [0, 1] again: dig's result is wrong: expected 0, got 1",),
+        hint=(
+            "In dig, think about digging a cell that is already revealed: nothing new is revealed, so the answer is 0."
+        ),
     ),
     Chaff(
         "digs_after_the_end",
@@ -115,6 +136,10 @@ CHAFFS = [
         loses=("test_redig_and_after_the_end",),
         keeps=("test_new_small_6d", "test_new_large_4d", "test_random_new_games", "test_render", "test_edges"),
         says=("dig [2, 0] after the defeat: dig's result is wrong",),
+        hint=(
+            "In dig, check what happens once the game is over, won or lost: nothing changes and nothing more is "
+            "revealed."
+        ),
     ),
     Chaff(
         "bomb_not_revealed",
@@ -136,6 +161,7 @@ CHAFFS = [
             "test_victory",
         ),
         says=("the attribute mask is wrong",),
+        hint="In dig, when the cell dug is a bomb, look at the mask: that bomb is revealed as the game ends.",
     ),
     Chaff(
         "render_ignores_mask",
@@ -152,6 +178,10 @@ CHAFFS = [
             "test_victory",
         ),
         says=("render() is wrong",),
+        hint=(
+            "In render, check how the mask and xray decide whether a cell is shown: a cell still hidden is drawn as "
+            "hidden unless xray is on."
+        ),
     ),
     Chaff(
         "dump_removed",
@@ -159,6 +189,7 @@ CHAFFS = [
         ((DUMP, ""),),
         loses=("test_random_new_games",),
         says=("random game 1 (dimensions", "has no attribute 'dump'"),
+        hint="dump() was given with the lab and the grader uses it: put it back, unchanged.",
     ),
     Chaff(
         "dump_prints_the_board_twice",
@@ -171,6 +202,10 @@ CHAFFS = [
         ),
         loses=("test_random_new_games",),
         says=("random game 1 (dimensions", "dump() printed line", "(spaces not counted)"),
+        hint=(
+            "Compare dump() with the one given with the lab: each of its lines prints a different attribute. Put the "
+            "given one back, unchanged."
+        ),
     ),
     Chaff(
         "dig_answers_true",
@@ -194,6 +229,7 @@ CHAFFS = [
             "test_dig_ongoing",
         ),
         says=("dig should return an int (cells newly revealed), got True",),
+        hint="In dig, look at what is returned when a bomb is dug: a number of cells revealed, not a truth value.",
     ),
     Chaff(
         "victory_from_a_revealed_count",
@@ -214,6 +250,11 @@ CHAFFS = [
             "whose mask was then replaced by one showing every safe cell but",
             "the attribute state is wrong: expected 'victory', got 'ongoing'",
             "four attributes alone",
+        ),
+        hint=(
+            "Look at where the game decides it is won: the state must follow from the four attributes alone "
+            "(dimensions, board, mask, state), not from a count kept beside them, which goes wrong once the mask is "
+            "changed from outside."
         ),
     ),
 ]

@@ -17,6 +17,11 @@ CHAFFS = [
         loses=("test_make_board_has_no_aliasing", "test_new_board", "test_large_board"),
         keeps=("test_make_board", "test_all_coords", "test_neighbors"),
         says=("make_board([2, 2], 0) then set_coords(board, [0, 1], 1): the board after set_coords is wrong",),
+        hint=(
+            "In make_board, check whether an inner board is built once and then reused: multiplying a list, or "
+            "appending the same list again and again, makes every row the same object, so setting one cell changes "
+            "them all. Build each inner board anew."
+        ),
     ),
     Chaff(
         "make_board_one_short",
@@ -30,6 +35,10 @@ CHAFFS = [
         loses=("test_make_board",),
         keeps=("test_all_coords", "test_neighbors"),
         says=("make_board([3], 0): make_board's result is wrong: the top level has 2 items, expected 3",),
+        hint=(
+            "In make_board, count the cells of the last axis for dimensions [3]: check where your range starts and "
+            "where it stops."
+        ),
     ),
     Chaff(
         "get_coords_needs_a_list",
@@ -43,6 +52,10 @@ CHAFFS = [
         loses=("test_get_and_set_coords", "test_new_board"),
         keeps=("test_make_board", "test_make_board_has_no_aliasing", "test_all_coords", "test_neighbors"),
         says=("get_coords(board, (", "IndexError"),
+        hint=(
+            "In get_coords, look at the test that ends the recursion: the coordinates may be a tuple, and a tuple "
+            "never equals a list. Test for the end in a way that works for tuples and lists alike."
+        ),
     ),
     Chaff(
         "set_coords_returns_the_board",
@@ -55,6 +68,7 @@ CHAFFS = [
         ),
         loses=("test_get_and_set_coords",),
         says=("should change the board in place and return nothing",),
+        hint="set_coords changes the board in place and returns nothing: look at what your function returns.",
     ),
     Chaff(
         "all_coords_column_major",
@@ -67,6 +81,10 @@ CHAFFS = [
         ),
         loses=("test_all_coords",),
         says=("all_coords([2, 2]): all_coords' result is wrong: at [1][0]: expected 0, got 1",),
+        hint=(
+            "In all_coords, check the order of the coordinates: the last axis changes fastest (row-major order, as "
+            "you read a page). Look at the order of your loops."
+        ),
     ),
     Chaff(
         "neighbors_needs_lists",
@@ -79,6 +97,10 @@ CHAFFS = [
         ),
         loses=("test_neighbors",),
         says=("neighbors((5,), (0,))", "IndexError"),
+        hint=(
+            "In neighbors, look at the test that ends the recursion: the dimensions may be a tuple, and a tuple "
+            "never equals a list. Test for the end in a way that works for tuples and lists alike."
+        ),
     ),
     Chaff(
         "neighbors_includes_itself",
@@ -89,9 +111,15 @@ CHAFFS = [
                 "return [(value,) + tail for value in firsts for tail in rest]",
             ),
         ),
-        loses=("test_neighbors", "test_new_board", "test_large_board"),
+        # This one also counts some cells twice, so new_board loses too; a neighbors that only
+        # lists the cell itself does not: new_board's tests are left open.
+        loses=("test_neighbors",),
         keeps=("test_make_board", "test_make_board_has_no_aliasing", "test_get_and_set_coords", "test_all_coords"),
         says=("neighbors([5], [0]): the neighbours are wrong: unexpected: [0]",),
+        hint=(
+            "In neighbors, check that the cell itself is left out of the list, on a board with any number of axes: a "
+            "cell is not its own neighbour."
+        ),
     ),
     Chaff(
         "neighbors_edge_off_by_one",
@@ -105,6 +133,9 @@ CHAFFS = [
         loses=("test_neighbors", "test_new_board", "test_large_board"),
         keeps=("test_make_board", "test_make_board_has_no_aliasing", "test_get_and_set_coords", "test_all_coords"),
         says=("neighbors([3, 3], [0, 0]): the neighbours are wrong: missing: [0, 1]",),
+        hint=(
+            "In neighbors, check the condition that keeps a position on the board: 0 is a valid position on every axis."
+        ),
     ),
     Chaff(
         "new_board_forgets_the_last_bomb",
@@ -117,5 +148,9 @@ CHAFFS = [
         ),
         loses=("test_new_board", "test_large_board"),
         says=("new_board([4], [[0]]): the board is wrong: at [1]: expected 1, got 0",),
+        hint=(
+            "In new_board, check the loop over the bombs: every bomb, the last one too, adds 1 to each of its "
+            "neighbours."
+        ),
     ),
 ]

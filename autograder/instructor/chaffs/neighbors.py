@@ -20,6 +20,10 @@ CHAFFS = [
         (('cells = line.replace(",", " ").split()', 'cells = line.strip().split(", ")'),),
         loses=("test_read_file",),
         says=("read_file of the original fiveByFive.txt: ValueError: line 7 has 4 cells",),
+        hint=(
+            "Look at how read_file splits a line into cells: the board files may put a comma alone between cells, or "
+            "spaces on either side of it. Split in a way that does not depend on the spacing."
+        ),
     ),
     Chaff(
         "read_file_swaps_width_and_height",
@@ -28,6 +32,10 @@ CHAFFS = [
         loses=("test_read_file", "test_update_grid_and_empty_grid", "test_random_games"),
         keeps=("test_print_grid",) + NEIGHBOURS,
         says=("-high board file written", "ValueError: the height says"),
+        hint=(
+            "Check which of the board file's first two lines is the width and which the height (the notebook's "
+            "description of the file says), then follow each one to where read_file uses it."
+        ),
     ),
     Chaff(
         "empty_grid_rows_shared",
@@ -36,6 +44,10 @@ CHAFFS = [
         loses=("test_update_grid_and_empty_grid", "test_random_games"),
         keeps=("test_read_file", "test_print_grid") + NEIGHBOURS,
         says=("after its bottom-left cell was set to '1' (every row a new list)", "at [0][0]: expected ' ', got '1'"),
+        hint=(
+            "In make_empty_grid, set one cell of the new grid and print the whole grid: if a whole column changes, "
+            "every row is one and the same list. Each row must be a list of its own."
+        ),
     ),
     Chaff(
         "update_grid_returns_the_grid",
@@ -43,6 +55,10 @@ CHAFFS = [
         (("            grid[r][c] = str(count)\n", "            grid[r][c] = str(count)\n    return grid\n"),),
         loses=("test_update_grid_and_empty_grid",),
         says=("update_grid should change the grid in place and return nothing",),
+        hint=(
+            "Read update_grid's description again: it changes the grid it is given and returns nothing. Look at what "
+            "your function returns."
+        ),
     ),
     Chaff(
         "update_grid_skips_diagonals",
@@ -51,6 +67,10 @@ CHAFFS = [
         loses=("test_update_grid_and_empty_grid", "test_original_scripted_games", "test_random_games"),
         keeps=("test_read_file", "test_print_grid") + NEIGHBOURS,
         says=("the grid after update_grid is wrong",),
+        hint=(
+            "In update_grid, list the cells you count around one cell: a cell has up to eight neighbours, the four "
+            "diagonal ones included."
+        ),
     ),
     Chaff(
         "print_grid_one_digit_labels",
@@ -59,6 +79,10 @@ CHAFFS = [
         loses=("test_print_grid",),
         keeps=("test_read_file", "test_update_grid_and_empty_grid", "test_original_scripted_games") + NEIGHBOURS,
         says=("print_grid of a 11x1 grid: printed line 1 is ' 10[ ]', expected '10[ ]'",),
+        hint=(
+            "Try print_grid on a grid of 11 rows or more: the row numbers must stay lined up when they have two "
+            "digits. Look at how the row label is padded."
+        ),
     ),
     Chaff(
         "dig_reads_one_digit_row",
@@ -66,6 +90,10 @@ CHAFFS = [
         (("row = height - 1 - int(coordinate[1:])", "row = height - 1 - int(coordinate[1])"),),
         loses=("test_random_games",),
         says=("random board", "digs ['", "the user view is wrong"),
+        hint=(
+            "In dig, look at how the row number is read from the coordinate: on a board of 10 rows or more it can "
+            "have two digits, as in 'c12'."
+        ),
     ),
     Chaff(
         "dig_shows_mines_in_the_ring",
@@ -74,6 +102,10 @@ CHAFFS = [
         loses=("test_original_scripted_games", "test_random_games"),
         keeps=("test_read_file", "test_update_grid_and_empty_grid", "test_print_grid") + NEIGHBOURS,
         says=("the original full game",),
+        hint=(
+            "In dig, when the cells around the dug one are revealed, check what is copied into the user's view: a "
+            "mine is never shown while the game goes on."
+        ),
     ),
     Chaff(
         "status_ignores_a_shown_mine",
@@ -82,6 +114,10 @@ CHAFFS = [
         loses=("test_original_scripted_games", "test_random_games"),
         keeps=("test_read_file", "test_update_grid_and_empty_grid", "test_print_grid") + NEIGHBOURS,
         says=("the original full game lose",),
+        hint=(
+            "In determine_game_status, think about a view in which the player has dug a mine: the game is lost, "
+            "however many safe cells are left. Check that case first."
+        ),
     ),
     Chaff(
         "neighbors_1d_includes_itself",
@@ -94,6 +130,10 @@ CHAFFS = [
         ),
         loses=("test_neighbors_1d",),
         says=("neighbors_1d(1, 0): the neighbours are wrong: unexpected: [0]",),
+        hint=(
+            "In neighbors_1d, write down what you return for a cell in the middle of the line: a cell is not its own "
+            "neighbour."
+        ),
     ),
     Chaff(
         "neighbors_2d_past_the_edge",
@@ -101,6 +141,10 @@ CHAFFS = [
         (("for cc in (c - 1, c, c + 1) if 0 <= cc < cols", "for cc in (c - 1, c, c + 1) if 0 <= cc <= cols"),),
         loses=("test_neighbors_2d",),
         says=("neighbors_2d([1, 3], [0, 2]): the neighbours are wrong: unexpected: [0, 3]",),
+        hint=(
+            "In neighbors_2d, check the condition that keeps a column on the board: the last valid column is one "
+            "less than the number of columns."
+        ),
     ),
     Chaff(
         "neighbors_3d_drops_an_axis_edge",
@@ -109,6 +153,10 @@ CHAFFS = [
         loses=("test_neighbors_3d",),
         says=(
             "neighbors_3d([3, 3, 3], [1, 1, 1]): the neighbours are wrong: missing: [0, 0, 0], [0, 1, 0], [0, 2, 0] and 6 more",  # noqa: E501
+        ),
+        hint=(
+            "In neighbors_3d, check the values tried on each axis: every axis steps one down, stays, and steps one "
+            "up. Compare the last axis with the other two."
         ),
     ),
     Chaff(
@@ -122,5 +170,9 @@ CHAFFS = [
         ),
         loses=("test_neighbors_nd",),
         says=("neighbors((4,), (0,)): the neighbours are wrong: unexpected: [0]",),
+        hint=(
+            "In neighbors, look at how the cell itself is left out: the coordinates may come as a tuple or as a "
+            "list, and in Python a list never equals a tuple. Compare in a way that works for both."
+        ),
     ),
 ]

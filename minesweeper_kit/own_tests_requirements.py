@@ -1,0 +1,114 @@
+"""What each step asks of a student's own tests, and the check of it on a log of calls.
+
+A step's requirement is stated in its notebook in the words of :attr:`Requirement.text`. It is
+checked on what the tests did on a correct implementation: one list of calls per valid test, each
+call a dict with ``name`` (the function, class or method called), ``args`` (plain copies: lists for
+tuples), ``value`` (what it answered), and for objects ``made`` (a number for an object a call made)
+and ``target`` (the object a method was called on) with ``state`` (its ``state`` after the call),
+or ``raised`` (the exception's type name). The grader (``autograder/own_tests.py``) logs calls this
+way behind its stand-ins; the notebooks' "check my tests" cell (``testcheck.py``) logs them around
+the kit's own implementations. Pure functions only: nothing here runs a test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["REQUIREMENTS", "Requirement"]
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """What a step asks of the tests, as its notebook states it, and the check of it on the
+    reference's log of calls (one list of calls per valid test)."""
+
+    text: str
+    check: Callable[[dict[str, list[dict]]], list[str]]  #: what is missing; [] when met
+    file_classes: tuple[str, ...] | None = None  #: in a separate test file, the classes that count
+    minimum: int = 3  #: valid tests needed
+
+
+def _dims(call: dict) -> int | None:
+    """How many dimensions a call's first argument describes (a dimensions list, or a length)."""
+    args = call.get("args") or []
+    if not args:
+        return None
+    first = args[0]
+    if call.get("name") == "neighbors_1d":
+        return 1
+    if isinstance(first, list) and first and all(isinstance(x, int) for x in first):
+        return len(first)
+    return None
+
+
+def _dimensions_covered(
+    calls: dict[str, list[dict]], names: tuple[str, ...], wanted: tuple[int, ...], what: str
+) -> list[str]:
+    seen = {_dims(c) for test in calls.values() for c in test if c.get("name") in names and "raised" not in c}
+    missing = [d for d in wanted if d not in seen]
+    if not missing:
+        return []
+    return [f"no valid test {what} in {', '.join(f'{d}-D' for d in missing)}"]
+
+
+def _neighbors_rule(calls: dict[str, list[dict]]) -> list[str]:
+    names = ("neighbors", "neighbors_1d", "neighbors_2d", "neighbors_3d")
+    return _dimensions_covered(calls, names, (1, 2, 3), "asks for neighbours")
+
+
+def _make_board_rule(calls: dict[str, list[dict]]) -> list[str]:
+    problems = _dimensions_covered(calls, ("make_board", "new_board"), (1, 2, 3), "makes a board")
+    if not any(c.get("name") == "set_coords" for test in calls.values() for c in test):
+        problems.append("no valid test changes a cell with set_coords")
+    return problems
+
+
+def _flood_fill_rule(calls: dict[str, list[dict]]) -> list[str]:
+    problems = []
+    fields = {str(c.get("args")) for test in calls.values() for c in test if c.get("name") == "MineField"}
+    if len(fields) < 2:
+        problems.append("fewer than two different mine fields made with MineField(...) in valid tests")
+    opened = ("uncover", "flood_fill_iterative")
+    if not any(c.get("name") in opened for test in calls.values() for c in test):
+        problems.append("no valid test uncovers a cell")
+    return problems
+
+
+def _hypermines_rule(calls: dict[str, list[dict]]) -> list[str]:
+    """6.009's requirement: for a 1-D, a 2-D and a 3-D game, a test that makes a new game and digs
+    it at least twice in a row with different results (what dig returned, or the game's state)."""
+    covered = set()
+    for test in calls.values():
+        games = {c.get("made"): _dims(c) for c in test if c.get("name") == "HyperMinesGame" and c.get("made")}
+        for game, dims in games.items():
+            digs = [c for c in test if c.get("name") == "dig" and c.get("target") == game and "raised" not in c]
+            outcomes = {(str(c.get("value")), str(c.get("state"))) for c in digs}
+            if len(digs) >= 2 and len(outcomes) >= 2:
+                covered.add(dims)
+    missing = [d for d in (1, 2, 3) if d not in covered]
+    if not missing:
+        return []
+    return [
+        f"no valid test makes a {', '.join(f'{d}-D' for d in missing)} game and digs it twice with different results"
+    ]
+
+
+REQUIREMENTS: dict[str, Requirement] = {
+    "neighbors": Requirement(
+        "at least three tests that together ask for neighbours in 1, 2 and 3 dimensions", _neighbors_rule
+    ),
+    "make-board": Requirement(
+        "at least three tests that together make boards of 1, 2 and 3 dimensions and change a cell with set_coords",
+        _make_board_rule,
+    ),
+    "flood-fill": Requirement(
+        "at least three tests that make at least two different mine fields and uncover cells", _flood_fill_rule
+    ),
+    "hypermines": Requirement(
+        "at least three tests, for a 1-D, a 2-D and a 3-D game, each making a new game and digging it at least "
+        "twice with different results",
+        _hypermines_rule,
+        file_classes=("TestTiny",),
+    ),
+}
