@@ -43,7 +43,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from .assignments import PACKAGE_DIR, get_assignment, originals_dir
+from .assignments import PACKAGE_DIR, get_assignment, instructor_dir, originals_dir
 from .course import Course, apply_settings
 from .grading import NOT_SUBMITTED
 
@@ -116,6 +116,7 @@ ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
 PYTHON="${{AUTOGRADER_PYTHON:-python3}}"
 export PYTHONPATH="$ROOT/source${{PYTHONPATH:+:$PYTHONPATH}}"
 export AUTOGRADER_INSTRUCTOR_DIR="$ROOT/source/autograder/instructor"
+export AUTOGRADER_NOTEBOOKS="$ROOT/source/autograder/instructor/notebooks"
 mkdir -p "$ROOT/results"
 cd "$ROOT/source"
 exec "$PYTHON" -m autograder.gradescope --assignment {assignment} --isolation {isolation} \\
@@ -182,6 +183,13 @@ def export(assignment_id: str, output: Path, isolation: str = "bwrap", course: C
         (target / "__init__.py").write_text("")
         shutil.copy2(suite, target / "suites" / suite.name)
         shutil.copytree(originals, target / "data" / "originals", ignore=_ignore)
+        # What grading a student's own tests runs them against (the reference, the other correct
+        # implementations and the planted bugs) and what names a misconception; all of it under the
+        # instructor folder, which no sandbox sees. The source notebook is the notebook steps' reference.
+        for folder in ("reference", "wheats", "chaffs"):
+            shutil.copytree(instructor_dir() / folder, target / folder, ignore=_ignore)
+        (target / "notebooks").mkdir()
+        shutil.copy2(assignment.notebook_path, target / "notebooks" / assignment.notebook_path.name)
         (source / "requirements.txt").write_text(requirements)
         (source / COURSE_FILE).write_text(json.dumps(settings, indent=2, sort_keys=True) + "\n")
         output = Path(output)

@@ -42,8 +42,9 @@ def test_the_wheel_holds_no_instructor_material(tmp_path):
     assert "autograder/sandbox.py" not in names  # moved to the kit; no stale copy
     assert {"autograder/cli.py", "autograder/grading.py", "minesweeper_kit/game.py"} <= names
     assert {"minesweeper_kit/py.typed", "autograder/py.typed", "minesweeper_kit/widgets/static/board.js"} <= names
+    code = {"autograder/references.py"}  # the grader's module that finds the reference, not one
     leaked = sorted(n for n in names if n.startswith("autograder/instructor") or "instructor" in n
-                    or "suites" in n or "reference" in n.split("/")[-1])
+                    or "suites" in n or ("reference" in n.split("/")[-1] and n not in code))
     assert leaked == []
 
 
@@ -76,7 +77,11 @@ def test_exported_autograder_runs_in_a_simulated_gradescope_layout(tmp_path, arc
     names = zipfile.ZipFile(archive).namelist()
     assert {"setup.sh", "run_autograder", "requirements.txt"} <= set(names)
     assert "autograder/instructor/suites/test_hypermines.py" in names
-    assert not any("reference" in n for n in names)
+    # the reference, the other correct implementations and the chaffs ship only in the instructor
+    # folder, which the sandbox hides: a student's own tests run against them
+    assert {"autograder/instructor/reference/hypermines.py", "autograder/instructor/chaffs/hypermines.py",
+            "autograder/instructor/wheats/hypermines.py"} <= set(names)
+    assert all(n.startswith("autograder/instructor/") for n in names if "/reference/" in n or "/chaffs/" in n)
     assert "autograder/instructor/data/originals/hypermines/test_inputs/test_integration1.json" in names
 
     root = gradescope_layout(tmp_path, archive, reference_source)
@@ -177,3 +182,26 @@ def test_the_course_settings_reach_gradescope_visibility_and_points(tmp_path, re
     assert result.returncode == 0, result.stdout + result.stderr
     results = json.loads((root / "results" / "results.json").read_text())
     assert results["score"] == 0 and "nothing was submitted" in results["output"]
+
+
+def test_on_gradescope_a_students_own_tests_are_graded(tmp_path, archive, reference_source):
+    """An upload of lab.py with a test.py beside it: the TestTiny tests run against the wheats and
+    chaffs the zip carries, and the result says what they caught."""
+    tests = (
+        "import lab\n\n\nclass TestTiny:\n"
+        "    def test_edge(self):\n"
+        "        game = lab.HyperMinesGame([1, 3], [[0, 0]])\n"
+        "        assert game.board == [['.', 1, 0]]\n"
+        "    def test_wrong(self):\n"
+        "        assert lab.HyperMinesGame([2, 2], [[0, 0]]).dig([1, 1]) == 3\n"
+    )
+    root = gradescope_layout(tmp_path, archive, reference_source)
+    (root / "submission" / "test.py").write_text(tests)
+    assert run_script(root, "setup.sh").returncode == 0
+    result = run_script(root, "run_autograder")
+    assert result.returncode == 0, result.stdout + result.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 20, results
+    own = next(t for t in results["tests"] if t["name"] == "Your own tests")
+    assert "Your tests (test.py): 1 of 2 valid." in own["output"], own["output"]
+    assert "TestTiny.test_wrong: INVALID" in own["output"] and "an axis loses its position 0" in own["output"]
