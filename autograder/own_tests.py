@@ -308,7 +308,7 @@ def _tests_program(tests: TestsSource, kinds: dict[str, str]) -> str:
         "import sys as _own_sys, remote as _own_remote, testrunner as _own_runner; "
         f"_own_remote.bind(globals(), {kinds!r}, {MODULE!r}); "
         f"_own_sys.modules[{tests.module!r}] = _own_sys.modules[{MODULE!r}]; "
-        f"__own_tests__, __run_own_test__ = _own_runner.bind(globals(), {tests.filename!r}, 1)\n"
+        f"__own_tests__, __run_own_test__ = _own_runner.entry_points(globals(), {tests.filename!r}, 1)\n"
     )
     return head + tests.source
 

@@ -52,7 +52,7 @@ def _dimensions_covered(
     return [f"no valid test {what} in {', '.join(f'{d}-D' for d in missing)}"]
 
 
-def _neighbors_rule(calls: dict[str, list[dict]]) -> list[str]:
+def _neighbours_rule(calls: dict[str, list[dict]]) -> list[str]:
     names = ("neighbors", "neighbors_1d", "neighbors_2d", "neighbors_3d")
     return _dimensions_covered(calls, names, (1, 2, 3), "asks for neighbours")
 
@@ -96,7 +96,7 @@ def _hypermines_rule(calls: dict[str, list[dict]]) -> list[str]:
 
 REQUIREMENTS: dict[str, Requirement] = {
     "neighbors": Requirement(
-        "at least three tests that together ask for neighbours in 1, 2 and 3 dimensions", _neighbors_rule
+        "at least three tests that together ask for neighbours in 1, 2 and 3 dimensions", _neighbours_rule
     ),
     "make-board": Requirement(
         "at least three tests that together make boards of 1, 2 and 3 dimensions and change a cell with set_coords",

@@ -40,15 +40,15 @@ from .game import Game
 from .geometry import Geometry
 from .hypermines import HyperMinesGame
 from .own_tests_requirements import REQUIREMENTS
-from .sandbox.testrunner import bind
+from .sandbox.testrunner import entry_points
 
-__all__ = ["STEPS", "CheckedTest", "TestsCheck", "check_my_tests"]
+__all__ = ["CHECKED_STEPS", "CheckedTest", "TestsCheck", "check_my_tests"]
 
 #: Seconds one test may run on one version before it counts as failed (a test that loops until
 #: a defeat never ends on a game that cannot be lost).
-TEST_SECONDS = 10.0
+SECONDS_PER_TEST = 10.0
 #: At most this many tests are run, as in the grader.
-MAX_TESTS = 60
+MOST_TESTS = 60
 
 
 # ------------------------------------------------------------------ step 1 and 2: neighbours
@@ -56,8 +56,8 @@ def _neighbours(dimensions: Any, coordinates: Any, *, torus: bool = False) -> li
     return [tuple(int(v) for v in cell) for cell in Geometry(dimensions, torus=torus).neighbours(coordinates)]
 
 
-def neighbors(dimensions, coordinates):
-    """The in-bounds neighbours of a cell, as tuples, the cell itself left out."""
+def _in_bounds(dimensions, coordinates):
+    """The in-bounds neighbours of a cell, as tuples, the cell itself left out (step 2's function)."""
     return _neighbours(dimensions, coordinates)
 
 
@@ -130,7 +130,7 @@ def _board_functions(**changed: Callable[..., Any]) -> dict:
         "get_coords": get_coords,
         "set_coords": set_coords,
         "all_coords": all_coords,
-        "neighbors": neighbors,
+        "neighbors": _in_bounds,
         "new_board": new_board,
     }
     for name, function in changed.items():
@@ -365,7 +365,7 @@ class Step:
     note: str = ""  #: printed with the verdicts: what the check leaves to the student's own code
 
 
-STEPS: dict[str, Step] = {
+CHECKED_STEPS: dict[str, Step] = {
     "neighbors": Step(
         ("neighbors_1d", "neighbors_2d", "neighbors_3d", "neighbors"),
         (
@@ -668,7 +668,7 @@ def _run_all(
             if log is not None:
                 log.test = name
             try:
-                with _time_limit(TEST_SECONDS):
+                with _time_limit(SECONDS_PER_TEST):
                     outcomes[name] = run(name)
             except TimeoutError as error:  # raised between the runner's own try and the test
                 outcomes[name] = {"outcome": "failed", "message": f"TimeoutError: {error}"}
@@ -679,12 +679,12 @@ def check_my_tests(step: str, namespace: dict[str, Any], *, show: bool = True) -
     """Run the ``test_*`` functions and the ``test*`` methods of ``Test*`` classes found in
     ``namespace`` (a notebook's ``globals()``) against the kit's correct version of ``step`` and
     its public planted bugs; print the verdicts when ``show``."""
-    if step not in STEPS:
-        raise ValueError(f"no tests check for step {step!r}; the steps are {', '.join(STEPS)}")
-    spec, requirement = STEPS[step], REQUIREMENTS[step]
+    if step not in CHECKED_STEPS:
+        raise ValueError(f"no tests check for step {step!r}; the steps are {', '.join(CHECKED_STEPS)}")
+    spec, requirement = CHECKED_STEPS[step], REQUIREMENTS[step]
     bugs = {v.name: v.misconception for v in spec.versions[1:]}
-    listed, run = bind(namespace, "<your tests>")
-    names = listed(None)[:MAX_TESTS]
+    listed, run = entry_points(namespace, "<your tests>")
+    names = listed(None)[:MOST_TESTS]
     if not names:
         problem = (
             "No tests of your own were found: write functions named test_... (or a class named Test... "

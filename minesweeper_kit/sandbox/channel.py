@@ -20,10 +20,10 @@ from typing import Any, Protocol
 from . import protocol
 from .common import Handle, ResultError, SandboxError, StudentError
 
-__all__ = ["Channel", "BrokenAnswer", "encode_request", "encode_value", "parse_reply", "failure"]
+__all__ = ["Pipes", "BrokenAnswer", "encode_request", "encode_value", "parse_reply", "failure"]
 
 
-class Guard(Protocol):
+class Waiting(Protocol):
     """What the channel asks while it waits (``accounting.CallGuard``)."""
 
     def wait(self) -> float: ...
@@ -42,7 +42,7 @@ class BrokenAnswer(ResultError):
     since what it sends next cannot be trusted to start a frame."""
 
 
-class Channel:
+class Pipes:
     """The two pipe ends the grader keeps: ``request`` (written, non-blocking) and ``answer``
     (read). ``alive`` says whether the child still runs, for a write that cannot go through."""
 
@@ -50,7 +50,7 @@ class Channel:
         self.request, self.answer, self.message_bytes, self.alive = request, answer, message_bytes, alive
         os.set_blocking(self.request, False)
 
-    def exchange(self, data: bytes, guard: Guard, callback: Callable[[str], str] | None = None) -> bytes:
+    def exchange(self, data: bytes, guard: Waiting, callback: Callable[[str], str] | None = None) -> bytes:
         """Write one framed request and read the framed answer's body; raises :class:`BrokenAnswer`
         before reading an answer longer than ``message_bytes``, ``TimeoutError`` when the guard
         stops the call (its argument names the guard), ``EOFError`` or ``BrokenPipeError`` when the
@@ -75,14 +75,14 @@ class Channel:
             self._write(protocol.encode({"reply": reply}), guard)
             guard.paused(time.monotonic() - started)
 
-    def _frame(self, guard: Guard) -> bytes:
+    def _frame(self, guard: Waiting) -> bytes:
         header = self._read(protocol.HEADER.size, guard)
         (size,) = protocol.HEADER.unpack(header)
         if size > self.message_bytes:
             raise BrokenAnswer(f"the answer is too large ({size} bytes; the limit is {self.message_bytes})")
         return self._read(size, guard)
 
-    def _write(self, data: bytes, guard: Guard) -> None:
+    def _write(self, data: bytes, guard: Waiting) -> None:
         view = memoryview(data)
         while view:
             _, writable, _ = select.select([], [self.request], [], guard.wait())
@@ -98,7 +98,7 @@ class Channel:
                 continue
             view = view[written:]
 
-    def _read(self, n: int, guard: Guard) -> bytes:
+    def _read(self, n: int, guard: Waiting) -> bytes:
         chunks, got = [], 0
         while got < n:
             readable, _, _ = select.select([self.answer], [], [], guard.wait())

@@ -139,7 +139,7 @@ class Sandbox:
         self.names: list[str] = []
         self.restarts = 0
         self._child: Child | None = None
-        self._channel: channel.Channel | None = None
+        self._channel: channel.Pipes | None = None
         self._meter: accounting.CpuMeter | None = None
         self._stdout_parts: list[str] = []
         self._stderr_parts: list[str] = []
@@ -228,7 +228,7 @@ class Sandbox:
         self._child = child
         assert child.process is not None and child.launch is not None
         self._meter = accounting.CpuMeter(child.process.pid)
-        self._channel = channel.Channel(child.request, child.answer, self.limits.message_bytes, lambda: self.alive)
+        self._channel = channel.Pipes(child.request, child.answer, self.limits.message_bytes, lambda: self.alive)
         self.generation += 1
         self._configure(child.launch)
         if child.launch.fds:  # under bubblewrap's seccomp filter: no process can be added any more

@@ -35,14 +35,14 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Host", "RemoteError", "bind", "stand_ins", "dumps", "loads", "MAX_DEPTH", "SPECIAL_METHODS"]
+__all__ = ["Host", "RemoteError", "bind", "stand_ins", "dumps", "loads", "MAX_NESTING", "SPECIAL_METHODS"]
 
 #: How the tests' side reaches the host: set by the sandbox's child when its grader answers
 #: requests (text in, text out).
 channel: Callable[[str], str] | None = None
 
 #: How deeply values may nest; deeper ones are refused rather than overflowing a stack.
-MAX_DEPTH = 200
+MAX_NESTING = 200
 #: The special methods a test may use on a host's object (``game[i]``, ``len(field)``, ``x in f``).
 SPECIAL_METHODS = ("__getitem__", "__setitem__", "__len__", "__contains__")
 _SCALARS = (bool, int, float, str, type(None))
@@ -80,8 +80,8 @@ class _Encoder:
         return number
 
     def __call__(self, value: Any, depth: int = 0) -> Any:
-        if depth > MAX_DEPTH:
-            raise ValueError(f"a value nested more than {MAX_DEPTH} levels deep cannot be passed")
+        if depth > MAX_NESTING:
+            raise ValueError(f"a value nested more than {MAX_NESTING} levels deep cannot be passed")
         kind = type(value)
         if kind in _SCALARS:
             return value
@@ -112,8 +112,8 @@ class _Decoder:
         self.resolve = resolve
 
     def __call__(self, data: Any, depth: int = 0) -> Any:
-        if depth > MAX_DEPTH:
-            raise ValueError(f"a value nested more than {MAX_DEPTH} levels deep cannot be passed")
+        if depth > MAX_NESTING:
+            raise ValueError(f"a value nested more than {MAX_NESTING} levels deep cannot be passed")
         if type(data) in _SCALARS:
             return data
         if type(data) is list:  # only inside forms; never a value on its own

@@ -20,16 +20,16 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["bind"]
+__all__ = ["entry_points"]
 
 #: How much of a failure's message comes back.
 MESSAGE_CHARACTERS = 600
 
 
-Runner = tuple[Callable[..., list[str]], Callable[[str], dict]]
+EntryPoints = tuple[Callable[..., list[str]], Callable[[str], dict]]
 
 
-def bind(namespace: dict[str, Any], filename: str, offset: int = 0) -> Runner:
+def entry_points(namespace: dict[str, Any], filename: str, offset: int = 0) -> EntryPoints:
     """The two entry points the grader calls in the loaded module: the names of its tests (only
     those of the classes named in ``classes``, when given) and the run of one. ``offset`` lines
     come before the student's first line in ``filename``."""

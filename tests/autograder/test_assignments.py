@@ -5,6 +5,7 @@ from __future__ import annotations
 import nbformat
 
 import autograder.check as check_module
+import autograder.references as references
 from autograder.assignments import get_assignment
 from autograder.batch import grade_batch
 from autograder.check import check_assignment, reference_submission
@@ -19,6 +20,7 @@ def test_check_catches_a_release_that_keeps_the_solutions(monkeypatch):
     assignment = get_assignment("make-board")
     uncleared = nbformat.read(str(assignment.notebook_path), as_version=4)
     monkeypatch.setattr(check_module, "release_notebook", lambda a: uncleared)
+    monkeypatch.setattr(references, "release_notebook", lambda a: uncleared)  # what the starter is made from
     results = {r.name: r for r in check_assignment(assignment, seed=3)}
     assert not results["starter version scores 0 without crashing"].ok
     leak = results["release notebook and feedback contain no hidden tests or solution code"]

@@ -14,6 +14,8 @@ import pytest
 from autograder.assignments import get_assignment
 from autograder.report import student_dir
 
+REPO = Path(__file__).resolve().parents[2]
+
 AUTOGRADER = [sys.executable, "-m", "autograder.cli"]
 NOTEBOOK = get_assignment("hypermines").notebook_path
 
@@ -86,7 +88,10 @@ def test_grade_a_course_folder(course):
     dave = json.loads((student_dir(results, "dave") / "results.json").read_text())
     assert dave["extra_data"]["status"] == "not submitted" and "score" not in dave and dave["tests"] == []
     alice_feedback = (student_dir(results, "alice") / "feedback.txt").read_text()
-    assert "Graded notebook 04-nd-dig.ipynb: cells marked as solutions; code cells used: 5." in alice_feedback
+    cells = nbformat.read(str(REPO / "notebooks" / "04-nd-dig.ipynb"), as_version=4).cells  # numbered from 1
+    solutions = [n for n, c in enumerate(cells, 1) if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")]
+    used = ", ".join(map(str, solutions))  # the answer cell and the own-tests cell
+    assert f"Graded notebook 04-nd-dig.ipynb: cells marked as solutions; code cells used: {used}." in alice_feedback
     assert "carol" in (student_dir(results, "carol") / "feedback.txt").read_text()
     assert "line 1" in (student_dir(results, "carol") / "feedback.txt").read_text()
 

@@ -50,7 +50,7 @@ class Other:
 def bound(source: str = TESTS, offset: int = 0):
     namespace: dict = {"__name__": "own_tests"}
     exec(compile(source, "tests.py", "exec"), namespace)
-    return testrunner.bind(namespace, "tests.py", offset)
+    return testrunner.entry_points(namespace, "tests.py", offset)
 
 
 def test_tests_are_functions_and_methods_of_test_classes_in_the_order_written():

@@ -182,9 +182,14 @@ def run_all_cells(page, notebook: Notebook, timeout: float = 600) -> list[str]:
     for attempt in range(4):
         # JupyterLab sometimes asks for the kernel of a notebook that names one: take the one it names
         asking = page.locator(".jp-Dialog", has_text="Select Kernel")
-        if asking.count():
-            asking.locator("button.jp-mod-accept").click()
-            asking.wait_for(state="detached")
+        for _ in range(180):  # on a busy machine the button may do nothing until the kernels are listed
+            if not asking.count():
+                break
+            button = asking.locator("button.jp-mod-accept")
+            if button.count() and button.is_enabled():
+                button.click()
+            page.wait_for_timeout(1000)
+        assert not asking.count(), "JupyterLab kept asking which kernel to start"
         page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Run$")).click()
         page.locator(".lm-Menu-item:visible", has_text=re.compile(r"^Run All Cells")).first.click()
         try:

@@ -16,7 +16,7 @@ import pytest
 from autograder.instructor.chaffs import chaffs_for
 from minesweeper_kit import testcheck
 from minesweeper_kit.own_tests_requirements import REQUIREMENTS
-from minesweeper_kit.testcheck import STEPS, check_my_tests
+from minesweeper_kit.testcheck import CHECKED_STEPS, check_my_tests
 from notebook_tools import HIDDEN_TESTS, NOTEBOOKS, nbgrader_meta
 
 STEP_NOTEBOOKS = {
@@ -107,14 +107,14 @@ def test_the_set_up_helpers_name_missing_and_unexpected_cells():
 
 # ------------------------------------------------------------------- the kit's versions
 def test_the_public_bugs_are_not_the_hidden_ones():
-    for step, spec in STEPS.items():
+    for step, spec in CHECKED_STEPS.items():
         hidden = {chaff.name for chaff in chaffs_for(step)}
         public = {version.name for version in spec.versions[1:]}
         assert 2 <= len(public) <= 4 and not public & hidden, step
 
 
 def test_the_correct_neighbours_and_the_bugs_around_them():
-    versions = {v.name: v.build() for v in STEPS["neighbors"].versions}
+    versions = {v.name: v.build() for v in CHECKED_STEPS["neighbors"].versions}
     correct = versions["correct"]
     assert sorted(correct["neighbors_1d"](10, 9)) == [8]
     assert set(correct["neighbors_2d"]((3, 4), (2, 3))) == {(1, 2), (1, 3), (2, 2)}
@@ -127,7 +127,7 @@ def test_the_correct_neighbours_and_the_bugs_around_them():
 
 
 def test_the_correct_boards_and_the_bugs_around_them():
-    versions = {v.name: v.build() for v in STEPS["make-board"].versions}
+    versions = {v.name: v.build() for v in CHECKED_STEPS["make-board"].versions}
     correct = versions["correct"]
     board = correct["make_board"]([2, 3], 0)
     assert board == [[0, 0, 0], [0, 0, 0]]
@@ -143,7 +143,7 @@ def test_the_correct_boards_and_the_bugs_around_them():
 
 
 def test_the_correct_flood_fill_and_the_bugs_around_it():
-    versions = {v.name: v.build() for v in STEPS["flood-fill"].versions}
+    versions = {v.name: v.build() for v in CHECKED_STEPS["flood-fill"].versions}
     correct = versions["correct"]
     mines = [[True, False, False, False], [False, False, False, False]]
     visible = correct["VisibleField"](correct["MineField"](mines))
@@ -165,7 +165,7 @@ def test_the_correct_flood_fill_and_the_bugs_around_it():
 
 
 def test_the_correct_game_and_the_bugs_around_it():
-    versions = {v.name: v.build()["HyperMinesGame"] for v in STEPS["hypermines"].versions}
+    versions = {v.name: v.build()["HyperMinesGame"] for v in CHECKED_STEPS["hypermines"].versions}
     game = versions["correct"]([1, 4], [[0, 0]])
     assert game.dig([0, 3]) == 3 and game.state == "victory"
     game = versions["dig_never_floods"]([1, 4], [[0, 0]])
@@ -236,7 +236,7 @@ def test_the_requirement_is_checked_on_the_calls_made(capsys):
 
 
 def test_a_test_that_never_ends_on_a_bug_fails_on_it(monkeypatch, capsys):
-    monkeypatch.setattr(testcheck, "TEST_SECONDS", 0.5)
+    monkeypatch.setattr(testcheck, "SECONDS_PER_TEST", 0.5)
     namespace: dict = {}
     exec(
         "def test_until_the_end():\n"
