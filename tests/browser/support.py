@@ -173,6 +173,20 @@ class Notebook:
         return path
 
 
+def answer_kernel_dialog(page) -> None:
+    """JupyterLab sometimes asks for the kernel of a notebook that names one: take the one it
+    names. On a busy machine the button may do nothing until the kernels are listed."""
+    asking = page.locator(".jp-Dialog", has_text="Select Kernel")
+    for _ in range(180):
+        if not asking.count():
+            return
+        button = asking.locator("button.jp-mod-accept")
+        if button.count() and button.is_enabled():
+            button.click()
+        page.wait_for_timeout(1000)
+    assert not asking.count(), "JupyterLab kept asking which kernel to start"
+
+
 def run_all_cells(page, notebook: Notebook, timeout: float = 600) -> list[str]:
     """Run → Run All Cells from the menu and wait until the run is over: every code cell has run,
     or none is running and some never will (an error stopped the run). Returns each code cell's
@@ -181,15 +195,7 @@ def run_all_cells(page, notebook: Notebook, timeout: float = 600) -> list[str]:
     prompts = ".jp-NotebookPanel .jp-CodeCell .jp-InputArea-prompt"  # one notebook per page
     for attempt in range(4):
         # JupyterLab sometimes asks for the kernel of a notebook that names one: take the one it names
-        asking = page.locator(".jp-Dialog", has_text="Select Kernel")
-        for _ in range(180):  # on a busy machine the button may do nothing until the kernels are listed
-            if not asking.count():
-                break
-            button = asking.locator("button.jp-mod-accept")
-            if button.count() and button.is_enabled():
-                button.click()
-            page.wait_for_timeout(1000)
-        assert not asking.count(), "JupyterLab kept asking which kernel to start"
+        answer_kernel_dialog(page)
         page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Run$")).click()
         page.locator(".lm-Menu-item:visible", has_text=re.compile(r"^Run All Cells")).first.click()
         try:

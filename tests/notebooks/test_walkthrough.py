@@ -12,7 +12,7 @@ import time
 import nbformat
 import pytest
 
-from browser.support import Notebook, act, version  # the session fixtures are in tests/conftest.py
+from browser.support import Notebook, act, answer_kernel_dialog, version  # the session fixtures are in tests/conftest.py
 
 from notebook_tools import ASSIGNMENTS, NOTEBOOKS, nbgrader_meta
 
@@ -66,6 +66,7 @@ def run_all(page, notebook: Notebook, timeout: float = 420) -> None:
     still connecting after the page loads is lost, so it is given again until cells start."""
     prompts = ".jp-NotebookPanel .jp-CodeCell .jp-InputArea-prompt"  # one notebook per page
     for attempt in range(4):
+        answer_kernel_dialog(page)  # a dialog over the menu bar takes every click
         page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Run$")).click()
         page.locator(".lm-Menu-item:visible", has_text=re.compile(r"^Run All Cells")).first.click()
         try:
