@@ -346,6 +346,10 @@ class _XrayIgnored(HyperMinesGame):
         return super().render(False)
 
 
+def _game_class(game: type = HyperMinesGame) -> dict:
+    return {"HyperMinesGame": _named(game, "HyperMinesGame")}
+
+
 # ------------------------------------------------------------------------------ the library
 @dataclass(frozen=True)
 class Version:
@@ -365,94 +369,77 @@ class Step:
     note: str = ""  #: printed with the verdicts: what the check leaves to the student's own code
 
 
+def _step(
+    names: tuple[str, ...],
+    build: Callable[..., dict[str, Any]],
+    *bugs: tuple[str, str, dict[str, Any]],
+    note: str = "",
+) -> Step:
+    """A step whose correct version is ``build()`` and whose planted bugs, each ``(name,
+    misconception, changes)``, are ``build(**changes)``: a bug differs from the correct code only
+    in what it changes."""
+    planted = (
+        Version(name, misconception, functools.partial(build, **changes)) for name, misconception, changes in bugs
+    )
+    return Step(names, (Version("correct", "", build), *planted), note)
+
+
 CHECKED_STEPS: dict[str, Step] = {
-    "neighbors": Step(
+    "neighbors": _step(
         ("neighbors_1d", "neighbors_2d", "neighbors_3d", "neighbors"),
+        _neighbour_functions,
         (
-            Version("correct", "", _neighbour_functions),
-            Version(
-                "last_position_dropped",
-                "the last position of each axis is never a neighbour",
-                lambda: _neighbour_functions(_drop_last_positions),
-            ),
-            Version(
-                "no_diagonals",
-                "only cells one step along a single axis count, no diagonals",
-                lambda: _neighbour_functions(_no_diagonals),
-            ),
-            Version(
-                "wraps_around",
-                "the board wraps around, so a cell on an edge touches the far edge",
-                lambda: _neighbour_functions(torus=True),
-            ),
+            "last_position_dropped",
+            "the last position of each axis is never a neighbour",
+            {"change": _drop_last_positions},
         ),
+        ("no_diagonals", "only cells one step along a single axis count, no diagonals", {"change": _no_diagonals}),
+        ("wraps_around", "the board wraps around, so a cell on an edge touches the far edge", {"torus": True}),
         note=(
             "Only the neighbours functions are swapped: tests of the text game (read_file, update_grid, "
             "dig, ...) run on your own functions here, on correct ones in the grader."
         ),
     ),
-    "make-board": Step(
+    "make-board": _step(
         ("make_board", "get_coords", "set_coords", "all_coords", "neighbors", "new_board"),
+        _board_functions,
         (
-            Version("correct", "", _board_functions),
-            Version(
-                "set_coords_on_a_copy",
-                "set_coords changes a copy, so the board given stays the same",
-                lambda: _board_functions(set_coords=_set_coords_on_a_copy),
-            ),
-            Version(
-                "axes_reversed",
-                "make_board builds the axes in reverse order ([2, 3] gives 3 lists of 2)",
-                lambda: _board_functions(make_board=_make_board_axes_reversed),
-            ),
-            Version(
-                "all_coords_skips_last",
-                "all_coords leaves out the last cell",
-                lambda: _board_functions(all_coords=_all_coords_skips_last),
-            ),
+            "set_coords_on_a_copy",
+            "set_coords changes a copy, so the board given stays the same",
+            {"set_coords": _set_coords_on_a_copy},
         ),
+        (
+            "axes_reversed",
+            "make_board builds the axes in reverse order ([2, 3] gives 3 lists of 2)",
+            {"make_board": _make_board_axes_reversed},
+        ),
+        ("all_coords_skips_last", "all_coords leaves out the last cell", {"all_coords": _all_coords_skips_last}),
     ),
-    "flood-fill": Step(
+    "flood-fill": _step(
         ("MineField", "VisibleField", "flood_fill_iterative"),
+        _field_classes,
         (
-            Version("correct", "", _field_classes),
-            Version(
-                "uncover_never_floods",
-                "uncover opens only the cell uncovered, never the zeros around it",
-                lambda: _field_classes(visible_field=_FieldNeverFloods),
-            ),
-            Version(
-                "counts_without_diagonals",
-                "num_adjacent_mines counts only the four side neighbours",
-                lambda: _field_classes(mine_field=_MineFieldNoDiagonals),
-            ),
-            Version(
-                "guesses_not_counted",
-                "num_mines_left ignores the player's guesses",
-                lambda: _field_classes(visible_field=_GuessesNotCounted),
-            ),
+            "uncover_never_floods",
+            "uncover opens only the cell uncovered, never the zeros around it",
+            {"visible_field": _FieldNeverFloods},
         ),
+        (
+            "counts_without_diagonals",
+            "num_adjacent_mines counts only the four side neighbours",
+            {"mine_field": _MineFieldNoDiagonals},
+        ),
+        ("guesses_not_counted", "num_mines_left ignores the player's guesses", {"visible_field": _GuessesNotCounted}),
     ),
-    "hypermines": Step(
+    "hypermines": _step(
         ("HyperMinesGame",),
+        _game_class,
+        ("dig_never_floods", "dig opens only the cell dug, never the zeros around it", {"game": _DigNeverFloods}),
         (
-            Version("correct", "", lambda: {"HyperMinesGame": HyperMinesGame}),
-            Version(
-                "dig_never_floods",
-                "dig opens only the cell dug, never the zeros around it",
-                lambda: {"HyperMinesGame": _named(_DigNeverFloods, "HyperMinesGame")},
-            ),
-            Version(
-                "bomb_does_not_end_the_game",
-                "digging a bomb reveals it but the game goes on",
-                lambda: {"HyperMinesGame": _named(_BombDoesNotEndTheGame, "HyperMinesGame")},
-            ),
-            Version(
-                "xray_ignored",
-                "render(True) hides the unrevealed cells, like render()",
-                lambda: {"HyperMinesGame": _named(_XrayIgnored, "HyperMinesGame")},
-            ),
+            "bomb_does_not_end_the_game",
+            "digging a bomb reveals it but the game goes on",
+            {"game": _BombDoesNotEndTheGame},
         ),
+        ("xray_ignored", "render(True) hides the unrevealed cells, like render()", {"game": _XrayIgnored}),
     ),
 }
 

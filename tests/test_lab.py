@@ -1,14 +1,16 @@
 """`mines lab` (what `make lab` runs) really starts JupyterLab on the notebooks."""
 
+import contextlib
 import json
 import os
 import secrets
 import socket
 import subprocess
 import sys
-import time
 import tempfile
+import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 from minesweeper_kit.widgets.web import token_environment
@@ -22,14 +24,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_mines_lab_serves_the_notebooks(tmp_path):
+@contextlib.contextmanager
+def mines_lab(folder: Path, tmp_path: Path) -> Iterator[tuple[dict, str, str]]:
+    """`mines lab FOLDER` run from `tmp_path` until the block ends: its listing of the folder (once it
+    answers), its address and its token; the start and the stop are the same for every test."""
     port, token = free_port(), secrets.token_hex(16)
     server = subprocess.Popen(
-        [sys.executable, "-m", "minesweeper_kit.cli", "lab", str(ROOT / "notebooks"), "--no-browser",
+        [sys.executable, "-m", "minesweeper_kit.cli", "lab", str(folder), "--no-browser",
          f"--ServerApp.port={port}", "--ServerApp.ip=127.0.0.1"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path,
-        env=token_environment({**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}, tempfile.mkdtemp(dir=tmp_path),
-                              token))
+        env=token_environment({**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")},
+                              tempfile.mkdtemp(dir=tmp_path), token))
     try:
         listing = None
         deadline = time.monotonic() + 120
@@ -42,17 +47,23 @@ def test_mines_lab_serves_the_notebooks(tmp_path):
                 time.sleep(0.5)
         if listing is None:
             server.kill()
-            raise AssertionError("JupyterLab did not answer:\n" + server.communicate()[0].decode(errors="replace")[-3000:])
-        names = {item["name"] for item in listing["content"]}
-        assert "04-nd-dig.ipynb" in names
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/lab?token={token}", timeout=10) as r:
-            assert b"JupyterLab" in r.read()
+            printed = server.communicate()[0].decode(errors="replace")
+            raise AssertionError("JupyterLab did not answer:\n" + printed[-3000:])
+        yield listing, f"http://127.0.0.1:{port}", token
     finally:
         server.terminate()
         try:
             server.wait(timeout=20)
         except subprocess.TimeoutExpired:
             server.kill()
+
+
+def test_mines_lab_serves_the_notebooks(tmp_path):
+    with mines_lab(ROOT / "notebooks", tmp_path) as (listing, url, token):
+        names = {item["name"] for item in listing["content"]}
+        assert "04-nd-dig.ipynb" in names
+        with urllib.request.urlopen(f"{url}/lab?token={token}", timeout=10) as r:
+            assert b"JupyterLab" in r.read()
 
 
 def test_mines_lab_without_notebooks_says_so(tmp_path):
@@ -73,30 +84,5 @@ def test_a_module_in_the_opened_folder_does_not_replace_the_servers(tmp_path):
     folder = tmp_path / "mine"
     folder.mkdir()
     (folder / "tornado.py").write_text("raise SystemExit('the workspace shadowed tornado')\n")
-    port, token = free_port(), secrets.token_hex(16)
-    server = subprocess.Popen(
-        [sys.executable, "-m", "minesweeper_kit.cli", "lab", str(folder), "--no-browser",
-         f"--ServerApp.port={port}", "--ServerApp.ip=127.0.0.1"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path,
-        env=token_environment({**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")},
-                              tempfile.mkdtemp(dir=tmp_path), token))
-    try:
-        listing = None
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and server.poll() is None:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/contents?token={token}", timeout=5) as r:
-                    listing = json.load(r)
-                break
-            except OSError:
-                time.sleep(0.5)
-        if listing is None:
-            server.kill()
-            raise AssertionError("JupyterLab did not answer:\n" + server.communicate()[0].decode(errors="replace")[-3000:])
+    with mines_lab(folder, tmp_path) as (listing, _, _):
         assert [item["name"] for item in listing["content"]] == ["tornado.py"]
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()

@@ -13,35 +13,11 @@ Used by the autograder (student submissions) and the arena (bot files); it impor
 * ``botkit.py``: the part of the kit a sandboxed bot may import.
 """
 
+from . import common
+from .common import *  # noqa: F403  (Limits, Handle and the errors: the names in common.__all__)
 from .isolation import IsolationStatus, IsolationUnavailable, status
-from .parent import (
-    ChildDied,
-    Handle,
-    Limits,
-    LoadError,
-    ResultError,
-    Sandbox,
-    SandboxError,
-    SandboxUnavailable,
-    StudentError,
-    TimeLimitExceeded,
-)
+from .parent import Sandbox
 from .policy import DEFAULT_DENIED, ImportPolicy
 
-__all__ = [
-    "Sandbox",
-    "Limits",
-    "ImportPolicy",
-    "Handle",
-    "DEFAULT_DENIED",
-    "SandboxError",
-    "StudentError",
-    "LoadError",
-    "TimeLimitExceeded",
-    "ChildDied",
-    "ResultError",
-    "SandboxUnavailable",
-    "IsolationStatus",
-    "IsolationUnavailable",
-    "status",
-]
+__all__ = ["Sandbox", "ImportPolicy", "DEFAULT_DENIED", "IsolationStatus", "IsolationUnavailable", "status"]
+__all__ += common.__all__  # listed once, in common.py

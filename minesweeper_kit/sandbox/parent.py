@@ -41,38 +41,25 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from . import accounting, channel
+from . import accounting, channel, common
 from . import isolation as isolation_module
 from .common import (
     ChildDied,
     Handle,
     Limits,
     LoadError,
-    ResultError,
     SandboxError,
     SandboxUnavailable,
     StudentError,
     TimeLimitExceeded,
 )
+from .common import ResultError as ResultError  # not used here: re-exported with the rest of common.__all__
 from .lifecycle import _RUNTIMES as _RUNTIMES  # the runtime folders this process built, by kind
 from .lifecycle import TAG_VARIABLE, Child, Launch, describe_exit
 from .policy import DEFAULT_DENIED, ImportPolicy
 
-__all__ = [
-    "Limits",
-    "ImportPolicy",
-    "Sandbox",
-    "Handle",
-    "SandboxError",
-    "StudentError",
-    "LoadError",
-    "TimeLimitExceeded",
-    "ChildDied",
-    "ResultError",
-    "SandboxUnavailable",
-    "DEFAULT_DENIED",
-    "TAG_VARIABLE",
-]
+__all__ = ["Sandbox", "ImportPolicy", "DEFAULT_DENIED", "TAG_VARIABLE"]
+__all__ += common.__all__  # Limits, Handle and the errors: listed once, in common.py
 
 
 class Sandbox:

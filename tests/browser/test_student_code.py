@@ -4,6 +4,7 @@ and compare outlines every one of its mistakes, covered cells included."""
 from __future__ import annotations
 
 import pytest
+from student_bugs import ALIASING_NEW_BOARD
 
 from .support import act, board_locator
 
@@ -95,22 +96,12 @@ def test_student_error_shows_and_board_stays_usable(page, notebook):
     assert all(edge_pixel(board, r, c) != OUTLINE_RGB for r, c in same)
 
 
-ALIASING = """\
+ALIASING = f"""\
 import json
 from minesweeper_kit import Game
 from minesweeper_kit.widgets import Board
 from minesweeper_kit.widgets.codes import CellCode, full_board_codes
-def new_board(dimensions, bombs):
-    rows, cols = dimensions
-    board = [[0] * cols] * rows  # the classic bug on purpose: every row is one and the same list
-    for r, c in bombs:
-        board[r][c] = "."
-    for r, c in bombs:
-        for rr in (r - 1, r, r + 1):
-            for cc in (c - 1, c, c + 1):
-                if 0 <= rr < rows and 0 <= cc < cols and board[rr][cc] != ".":
-                    board[rr][cc] += 1
-    return board
+{ALIASING_NEW_BOARD}
 board = Board((8, 8), 4, play=new_board, seed=11, cell_size=30)
 board.dig((4, 4))  # safe on the student's board too: the game goes on
 board"""

@@ -1,12 +1,24 @@
-"""Shared helpers for the notebook tests: where the notebooks are, and how to run one cell by cell."""
+"""Shared helpers for the notebook tests: where the notebooks are, how to run one cell by cell, and
+the JupyterLab `mines lab` starts."""
 from __future__ import annotations
 
+import json
+import os
 import re
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+
+from minesweeper_kit.widgets.web import token_environment
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
@@ -105,3 +117,72 @@ def visible_tests_after(nb, exercise: str) -> list[str]:
         elif seen and is_visible_test(cell):
             ids.append(meta["grade_id"])
     return ids
+
+
+# ------------------------------------------------------------------ JupyterLab, as `mines lab` starts it
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Lab:
+    """`mines lab --workspace FOLDER` in a subprocess: the build, then the JupyterLab it starts.
+
+    Its runtime, configuration and settings are under ``root``, none of the user's, and its output
+    goes to ``root / "lab.log"``: a file, which a talkative server cannot fill as it can a pipe. It
+    runs in a session of its own, so stopping it stops its kernels too."""
+
+    def __init__(self, folder: Path, root: Path):
+        self.port, self.token = free_port(), secrets.token_hex(16)
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = root / "lab.log"
+        env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(root / "runtime"),
+               "JUPYTER_CONFIG_DIR": str(root / "config"), "JUPYTERLAB_SETTINGS_DIR": str(root / "settings"),
+               "JUPYTERLAB_WORKSPACES_DIR": str(root / "lab-workspaces")}
+        env.pop("JUPYTER_CONFIG_PATH", None)
+        with open(self.log, "wb") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "minesweeper_kit.cli", "lab", "--workspace", str(folder), "--no-browser",
+                 f"--ServerApp.port={self.port}", "--ServerApp.ip=127.0.0.1"],
+                cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                env=token_environment(env, tempfile.mkdtemp(dir=root), self.token))
+
+    def fetch(self, path: str, data: dict | None = None, timeout: float = 30) -> tuple[int, bytes]:
+        """The status and body of a request (a POST of ``data`` as JSON when given); HTTPError on 4xx/5xx."""
+        body = None if data is None else json.dumps(data).encode()
+        request = urllib.request.Request(f"{self.url}{path}", data=body,
+                                         headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, response.read()
+
+    def request(self, path: str, data: dict | None = None, timeout: float = 30):
+        """The JSON the server answers."""
+        return json.loads(self.fetch(path, data, timeout)[1])
+
+    def wait(self, timeout: float = 600) -> None:
+        """Until JupyterLab answers; if it never does, stop it and fail with what it printed."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self.process.poll() is None:
+            try:
+                self.fetch("/api/status", timeout=5)
+                return
+            except OSError:
+                time.sleep(0.5)
+        raise AssertionError("mines lab did not start JupyterLab:\n" + self.output()[-4000:])
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, 15)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, 9)
+                self.process.wait()
+
+    def output(self) -> str:
+        """All it printed: it is stopped first, so nothing more comes."""
+        self.stop()
+        return self.log.read_text(errors="replace")

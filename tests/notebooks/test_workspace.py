@@ -8,12 +8,8 @@ workspace folder of the test's own, and the JupyterLab it starts is asked what i
 import json
 import os
 import re
-import secrets
-import socket
 import subprocess
 import sys
-import tempfile
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -23,64 +19,10 @@ import pytest
 
 from autograder.report import student_dir
 from minesweeper_kit.workspace import build_workspace
-from minesweeper_kit.widgets.web import token_environment
-from notebook_tools import ASSIGNMENTS, GRADED, NOTEBOOKS, REPO, is_visible_test, nbgrader_meta
+from notebook_tools import ASSIGNMENTS, GRADED, NOTEBOOKS, REPO, Lab, is_visible_test, nbgrader_meta
 
 SOLUTION_REGION = re.compile(r"^[ \t]*### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION[ \t]*\n?", re.S | re.M)
 STEPS = sorted(ASSIGNMENTS)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def get(url: str):
-    with urllib.request.urlopen(url, timeout=10) as response:
-        return response.status, response.read()
-
-
-class LabProcess:
-    """`mines lab --workspace DIR` in a subprocess: the build, then the JupyterLab it starts."""
-
-    def __init__(self, workspace, runtime):
-        self.port, self.token = free_port(), secrets.token_hex(16)
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "minesweeper_kit.cli", "lab", "--workspace", str(workspace), "--no-browser",
-             f"--ServerApp.port={self.port}", "--ServerApp.ip=127.0.0.1"],
-            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
-            env=token_environment({**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime),
-                                   "JUPYTER_CONFIG_DIR": str(runtime / "config")}, tempfile.mkdtemp(dir=runtime.parent),
-                                  self.token))
-
-    def api(self, path: str):
-        return get(f"{self.url}{path}?token={self.token}")
-
-    def wait(self, timeout: float = 600) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and self.process.poll() is None:
-            try:
-                self.api("/api/status")
-                return
-            except OSError:
-                time.sleep(0.5)
-        self.stop()
-        raise AssertionError("mines lab did not start JupyterLab:\n" + self.output()[-4000:])
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, 15)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, 9)
-                self.process.wait()
-
-    def output(self) -> str:
-        self.stop()
-        return self.process.stdout.read().decode(errors="replace")
 
 
 @pytest.fixture(scope="module")
@@ -88,16 +30,16 @@ def workspace(tmp_path_factory):
     """A workspace built by `mines lab`, and what its JupyterLab served while it ran."""
     root = tmp_path_factory.mktemp("student")
     folder = root / "workspace"
-    lab = LabProcess(folder, root / "runtime")
+    lab = Lab(folder, root)
     try:
         lab.wait()
-        _, body = lab.api("/api/contents")
+        _, body = lab.fetch("/api/contents")
         served = sorted(item["name"] for item in json.loads(body)["content"])
         outside = []
         for path in ("/api/contents/..", "/api/contents/../notebooks/03-flood-fill.ipynb",
                      "/files/../notebooks/03-flood-fill.ipynb", "/api/contents/%2E%2E%2Fnotebooks"):
             try:
-                status, _ = lab.api(path)
+                status, _ = lab.fetch(path)
                 outside.append((path, status))
             except urllib.error.HTTPError as error:
                 outside.append((path, error.code))

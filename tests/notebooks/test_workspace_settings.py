@@ -7,22 +7,17 @@ JupyterLab that `mines lab` starts.
 """
 import asyncio
 import json
-import os
 import re
 import secrets
 import subprocess
 import sys
-import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from minesweeper_kit import workspace as ws
-from minesweeper_kit.widgets.web import token_environment
-from notebook_tools import NOTEBOOKS, REPO, nbgrader_meta
+from notebook_tools import NOTEBOOKS, Lab, nbgrader_meta
 
 WARNINGS = ("without encryption", "No nbgrader_config.py")
 
@@ -178,66 +173,7 @@ def test_validate_passes_a_bot_within_the_budget(student, tmp_path):
     for warning in WARNINGS:
         assert warning not in out, out[-3000:]
     spent = json.loads((folder / "bot-cpu.json").read_text())
-    assert spent["cpu"] >= 0.010 * spent["moves"] and spent["cpu"] > 60, spent
-
-
-# ------------------------------------------------------------------ JupyterLab, as `mines lab` starts it
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Lab:
-    """`mines lab --workspace DIR` in a subprocess, its output in a file."""
-
-    def __init__(self, folder: Path, root: Path):
-        self.port, self.token = free_port(), secrets.token_hex(16)
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = root / "lab.log"
-        env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(root / "runtime"),
-               "JUPYTER_CONFIG_DIR": str(root / "config"), "JUPYTERLAB_SETTINGS_DIR": str(root / "settings"),
-               "JUPYTERLAB_WORKSPACES_DIR": str(root / "lab-workspaces")}
-        env.pop("JUPYTER_CONFIG_PATH", None)
-        with open(self.log, "wb") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "minesweeper_kit.cli", "lab", "--workspace", str(folder), "--no-browser",
-                 f"--ServerApp.port={self.port}", "--ServerApp.ip=127.0.0.1"],
-                cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                env=token_environment(env, tempfile.mkdtemp(dir=root), self.token))
-
-    def request(self, path: str, data: dict | None = None, timeout: float = 30):
-        body = None if data is None else json.dumps(data).encode()
-        request = urllib.request.Request(f"{self.url}{path}", data=body,
-                                         headers={"Authorization": f"token {self.token}"})
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return json.load(response)
-
-    def wait(self, timeout: float = 600) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and self.process.poll() is None:
-            try:
-                self.request("/api/status", timeout=5)
-                return
-            except OSError:
-                time.sleep(0.5)
-        raise AssertionError("mines lab did not start JupyterLab:\n" + self.output()[-4000:])
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, 15)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, 9)
-                self.process.wait()
-
-    def output(self) -> str:
-        return self.log.read_text(errors="replace")
+    assert spent["cpu"] >= 0.020 * spent["moves"] and spent["cpu"] >= 90, spent
 
 
 async def run_code(lab: Lab, kernel: str, code: str) -> str:

@@ -6,6 +6,7 @@ replay opens on the slice where the action is."""
 from __future__ import annotations
 
 import numpy as np
+from student_bugs import ALIASING_NEW_BOARD
 from student_code import MineField, VisibleField
 
 from minesweeper_kit import Game
@@ -29,21 +30,6 @@ def correct_new_board(dimensions, bombs):
     game = Game.from_mines(tuple(dimensions), [tuple(b) for b in bombs])
     codes = full_board_codes(game.mines, game.numbers)
     return np.where(codes == CellCode.MINE, ".", codes).astype(object).tolist()
-
-
-ALIASING_NEW_BOARD = '''
-def new_board(dimensions, bombs):
-    rows, cols = dimensions
-    board = [[0] * cols] * rows          # the classic bug: every row is one and the same list
-    for r, c in bombs:
-        board[r][c] = "."
-    for r, c in bombs:
-        for rr in (r - 1, r, r + 1):
-            for cc in (c - 1, c, c + 1):
-                if 0 <= rr < rows and 0 <= cc < cols and board[rr][cc] != ".":
-                    board[rr][cc] += 1
-    return board
-'''
 
 
 def student_codes(board_list) -> np.ndarray:
