@@ -5,8 +5,10 @@ once into ``workspace/`` beside the checkout's ``notebooks/`` and opens JupyterL
 file browser never reaches a solution. Instructors run `mines lab --source` to open the nbgrader
 source notebooks, solutions included.
 
-JupyterLab runs in the folder it opens, so that nbgrader's Validate reads that folder's
-``nbgrader_config.py`` (the workspace's time limits, workspace.py); it starts with the news pop-up
+nbgrader's Validate reads ``nbgrader_config.py`` from the server's working directory, so JupyterLab
+runs in the workspace it opens (the workspace's time limits, workspace.py) or, for the source
+notebooks, in a settings folder ``.lab-source/`` beside them that holds the same limits, leaving
+``notebooks/`` as it is. It starts with the news pop-up
 off (``jupyter_config/``, a default the student's own settings still override) and, where ZeroMQ
 can, with encrypted kernel connections.
 """
@@ -20,11 +22,14 @@ import sys
 from pathlib import Path
 
 from .shutdown import stop_on_sigterm
-from .workspace import build_workspace, curve_available, default_workspace
+from .workspace import build_workspace, curve_available, default_workspace, write_config
 
 #: Jupyter settings of the kit, put on JUPYTER_CONFIG_PATH: JupyterLab's news pop-up off by default
 #: (it covered the boards' lower right corner).
 JUPYTER_CONFIG = Path(__file__).resolve().parent / "jupyter_config"
+
+#: Where the server of `mines lab --source` runs, beside notebooks/: see source_settings.
+SOURCE_SETTINGS = ".lab-source"
 
 # JupyterLab as `python -m jupyterlab` would start it, with two differences. The folder it runs in is
 # not on sys.path: a student's random.py or numpy.py in the workspace must not replace a module of
@@ -75,6 +80,20 @@ def choose_folder(args: argparse.Namespace) -> tuple[Path | None, str]:
     return report.folder, report.summary()
 
 
+def source_settings(notebooks: Path) -> Path:
+    """The folder the server of the source notebooks runs in: Validate's cell limits, written
+    beside notebooks/ (never into it), or the notebooks themselves when that folder cannot be
+    written (an installed kit)."""
+    settings = notebooks.parent / SOURCE_SETTINGS
+    try:
+        settings.mkdir(exist_ok=True)
+        write_config(settings)
+    except OSError as error:
+        print(f"mines lab: Validate keeps nbgrader's own cell limits ({error})", file=sys.stderr)
+        return notebooks
+    return settings
+
+
 def run(args: argparse.Namespace) -> int:
     """`mines lab`: build the workspace once if needed, then replace this process with JupyterLab.
 
@@ -110,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
         p for p in (str(JUPYTER_CONFIG), os.environ.get("JUPYTER_CONFIG_PATH", "")) if p
     )
     # nbgrader's Validate handler reads nbgrader_config.py from the server's working directory.
-    os.chdir(folder)
+    os.chdir(source_settings(folder) if args.source and not args.folder else folder)
     os.execv(sys.executable, command)
     return 0  # not reached
 

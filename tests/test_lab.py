@@ -72,6 +72,36 @@ def test_mines_lab_without_notebooks_says_so(tmp_path):
     assert result.returncode == 2 and "no notebooks folder" in result.stderr
 
 
+def test_the_source_notebooks_get_the_workspace_cell_limits_beside_them(tmp_path, monkeypatch):
+    """nbgrader's Validate reads nbgrader_config.py where the server runs: `mines lab --source`
+    runs it in .lab-source/ beside notebooks/, which holds the workspace's limits, and writes
+    nothing into notebooks/."""
+    from minesweeper_kit import cli, lab
+    from minesweeper_kit.workspace import workspace_config
+
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    (notebooks / "01-neighbors.ipynb").write_text("{}")
+    started = {}
+
+    def execv(program, argv):
+        started.update(cwd=Path.cwd(), argv=argv)
+        raise SystemExit(0)
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("JUPYTER_CONFIG_PATH", "")
+    monkeypatch.setattr(lab, "stop_on_sigterm", lambda: None)
+    monkeypatch.setattr(lab.os, "execv", execv)
+    try:
+        cli.main(["lab", "--source", "--no-browser"])
+    except SystemExit:
+        pass
+    assert started["cwd"] == tmp_path / ".lab-source"
+    assert f"--ServerApp.root_dir={notebooks.resolve()}" in started["argv"]
+    assert (tmp_path / ".lab-source" / "nbgrader_config.py").read_text() == workspace_config()
+    assert sorted(p.name for p in notebooks.iterdir()) == ["01-neighbors.ipynb"]
+
+
 def test_unknown_options_are_refused_outside_lab():
     result = subprocess.run([sys.executable, "-m", "minesweeper_kit.cli", "play", "--nonsense"],
                             capture_output=True, text=True, timeout=60)
