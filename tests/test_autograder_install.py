@@ -1,6 +1,7 @@
 """The `autograder` command in the installs that provide it: it runs in the venv `make lab` makes,
 and where a package it needs is missing it says what to install instead of a traceback."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -22,6 +23,17 @@ def test_a_missing_package_is_named_with_the_command_that_installs_it():
     assert "Traceback" not in done.stderr, done.stderr
     assert "this command needs pytest" in done.stderr
     assert "pip install 'minesweeper-kit[grader]'" in done.stderr
+
+
+def test_commands_without_a_course_file_need_no_toml_reader(tmp_path):
+    """Before Python 3.11 the TOML reader comes from an extra: without it, `autograder --help` and
+    `list` still work (the reader is imported only to read a course file)."""
+    blocked = "import sys; sys.modules['tomllib'] = sys.modules['tomli'] = None; from autograder.cli import main; "
+    for args, shown in ((["--help"], "usage: autograder"), (["list", "--assignment", "neighbors"], "total")):
+        done = subprocess.run([sys.executable, "-c", blocked + f"sys.exit(main({args!r}))"],
+                              capture_output=True, text=True, timeout=120, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert done.returncode == 0, done.stderr
+        assert shown in done.stdout
 
 
 def test_an_unexpected_missing_module_still_shows_its_traceback(monkeypatch, capsys):
