@@ -145,7 +145,7 @@ def _probe_failure(bwrap: str, root: bool) -> str | None:
     cannot work here (the install hint) from a Python installation the sandbox cannot run (named,
     with what is wrong with it); when that fails too, a third one without the seccomp filter tells
     a kernel that refuses the filter from a bubblewrap that does not work at all."""
-    python = _run_probe(bwrap, root, [sys.executable, "-I", "-S", "-c", _PYTHON_PROBE, *site_paths()])
+    python = _run_probe(bwrap, root, [python_in_sandbox(), "-I", "-S", "-c", _PYTHON_PROBE, *site_paths()])
     if python is None:
         return None
     program = shutil.which("true")
@@ -346,6 +346,15 @@ def _ancestors(path: str) -> list[str]:
     return ["/" + "/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
+def python_in_sandbox() -> str:
+    """This interpreter's path as the sandbox can run it: its folders resolved, as the sandbox
+    shows them (``..`` or a linked folder on the way, as in ``../../.venv/bin/python`` or a venv
+    under a linked /tmp, is not there), its own name kept, since a venv's python is a link whose
+    place tells Python which venv it runs."""
+    folder, name = os.path.split(os.path.abspath(sys.executable))
+    return os.path.join(os.path.realpath(folder), name)
+
+
 def _python_roots() -> list[str]:
     """Folders holding the Python installation this process runs (venv and base)."""
     roots = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
@@ -361,8 +370,10 @@ def site_paths() -> list[str]:
 
     The child starts with ``-S`` (no ``site``: its ``.pth`` hooks point into checkouts the child
     cannot see, and skipping them saves tens of milliseconds a start) and adds these itself, so
-    each must be shown inside the sandbox wherever it lives."""
-    return [p for p in sys.path if p and os.path.basename(p.rstrip("/")) in ("site-packages", "dist-packages")]
+    each must be shown inside the sandbox wherever it lives: at its real place, the only one the
+    sandbox shows (a linked folder on the way is not there)."""
+    found = [p for p in sys.path if p and os.path.basename(p.rstrip("/")) in ("site-packages", "dist-packages")]
+    return list(dict.fromkeys(os.path.realpath(p) for p in found))
 
 
 def _masked_packages() -> list[str]:

@@ -237,7 +237,10 @@ class Child:
         try:
             argv = isolation_module.bwrap_command(
                 bwrap,
-                [sys.executable, "-I", "-S", "-B", isolation_module.RUNTIME + "/child.py", str(req_r), str(resp_w)],
+                [
+                    isolation_module.python_in_sandbox(),
+                    *("-I", "-S", "-B", isolation_module.RUNTIME + "/child.py", str(req_r), str(resp_w)),
+                ],
                 uid=self.lease.uid if self.lease else None,
                 runtime=runtime,
                 tmp_mb=limits.disk_mb,

@@ -328,6 +328,26 @@ def test_a_sandbox_whose_process_cannot_start_gives_everything_back(no_survivors
     sandbox.close()
 
 
+@pytest.mark.parametrize("how", ["with .. in it", "through a linked folder"])
+def test_the_grader_may_be_started_by_any_path_to_its_python(no_survivors, tmp_path, how):
+    """`../../.venv/bin/python -m autograder` from a subfolder, or a venv reached through a linked
+    folder: the sandbox shows neither that folder nor the link, and runs the interpreter at the
+    place it really has."""
+    here = Path(sys.executable)
+    if how == "with .. in it":
+        python = os.path.relpath(here, tmp_path)
+        assert ".." in python
+    else:
+        (tmp_path / "linked").symlink_to(sys.prefix, target_is_directory=True)
+        python = str(tmp_path / "linked" / here.relative_to(sys.prefix))
+    code = ("from minesweeper_kit.sandbox import Limits, Sandbox\n"
+            "with Sandbox('def answer():\\n    return 6 * 7\\n', limits=Limits(memory_mb=256, cpu_seconds=30)) as box:\n"
+            "    print(box.call('answer'))\n")
+    done = subprocess.run([python, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "42"
+
+
 def test_results_that_are_not_plain_enough_are_refused(box):
     with pytest.raises(ResultError, match="nested"):
         box.call("nested")
