@@ -20,6 +20,7 @@ import re
 import pytest
 
 from autograder.batch import grade_batch
+from autograder.course import Course
 from autograder.grading import OWN_TESTS
 from autograder.instructor.chaffs import OTHERS, Chaff, chaffs_for, mutate, reference_source
 from autograder.report import feedback_text
@@ -37,34 +38,51 @@ SETTINGS = {"bots": {"bot_games": 30}, "flood-fill": {"flood_size": 300}}
 GRADER_ERROR = "grader could not finish"
 
 
-def grade(assignment: str, sources: dict[str, str], folder, settings: dict, seed: int = SEED) -> dict:
-    """Grade named sources as one batch; the reports by name."""
+def step_group(assignment: str) -> pytest.MarkDecorator:
+    """The tests of one step share its graded batch (the module fixture `graded`): under
+    pytest-xdist they form a group of their own (tests/conftest.py), so each batch is graded once,
+    on one worker, and the five steps' batches are graded side by side."""
+    return pytest.mark.xdist_group(f"mutants-{assignment}")
+
+
+def by_step(*values):
+    """A test's parameters, the step first, in that step's group."""
+    return pytest.param(*values, marks=step_group(values[0]))
+
+
+def grade(assignment: str, sources: dict[str, str], folder, settings: dict, seed: int = SEED,
+          own_tests: bool = True) -> dict:
+    """Grade named sources as one batch; the reports by name. ``own_tests=False``: without the
+    grading of the sources' own tests, for mutants, whose tests are the reference's own."""
     folder.mkdir(parents=True, exist_ok=True)
     for name, source in sources.items():
         (folder / f"{name}.py").write_text(source)
+    course = None if own_tests else Course(None, {assignment: {"own_tests": False}})
     result = grade_batch(assignment, sorted(folder.glob("*.py")), folder / "results", jobs=2, seed=seed,
-                         progress=False, settings=settings or None)
+                         progress=False, settings=settings or None, course=course)
     return {r.student: r for r in result.reports}
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """``graded(assignment)``: the reports of its reference and every mutant, graded once."""
+    """``graded(assignment)``: the reports of its reference and every mutant, graded once. A
+    mutant changes the reference's implementation, never its own tests: those are graded with the
+    reference only (the same tests against the same wheats and chaffs would give the same result)."""
     cache: dict[str, dict] = {}
 
     def reports(assignment: str) -> dict:
         if assignment not in cache:
             reference = reference_source(assignment)
-            groups: dict[str, dict[str, str]] = {}
+            groups: dict[tuple[str, bool], dict[str, str]] = {}
             base = SETTINGS.get(assignment, {})
-            groups[json.dumps(base, sort_keys=True)] = {"reference": reference}
+            groups[json.dumps(base, sort_keys=True), True] = {"reference": reference}
             for mutant in MUTANTS[assignment]:
                 key = json.dumps({**base, **mutant.settings}, sort_keys=True)
-                groups.setdefault(key, {})[mutant.name] = mutate(reference, mutant)
+                groups.setdefault((key, False), {})[mutant.name] = mutate(reference, mutant)
             cache[assignment] = {}
-            for number, (key, sources) in enumerate(sorted(groups.items())):
+            for number, ((key, own_tests), sources) in enumerate(sorted(groups.items())):
                 folder = tmp_path_factory.mktemp(f"{assignment}-{number}")
-                cache[assignment].update(grade(assignment, sources, folder, json.loads(key)))
+                cache[assignment].update(grade(assignment, sources, folder, json.loads(key), own_tests=own_tests))
         return cache[assignment]
 
     return reports
@@ -80,7 +98,7 @@ def test_each_mutant_applies_to_the_current_reference():
             assert mutate(reference, mutant) != reference
 
 
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+@pytest.mark.parametrize("assignment", [by_step(a) for a in ASSIGNMENTS])
 def test_the_reference_scores_full_marks(graded, assignment):
     report = graded(assignment)["reference"]
     assert report.problem is None and not report.internal_errors, (report.problem, report.internal_errors)
@@ -106,7 +124,7 @@ def check_mutant(report, mutant: Chaff) -> None:
         assert GRADER_ERROR not in test.output, f"{test.id}: {test.output}"
 
 
-@pytest.mark.parametrize("assignment,mutant", [(a, m) for a in ASSIGNMENTS for m in MUTANTS[a]],
+@pytest.mark.parametrize("assignment,mutant", [by_step(a, m) for a in ASSIGNMENTS for m in MUTANTS[a]],
                          ids=lambda value: value if isinstance(value, str) else value.name)
 def test_each_mutant_loses_points_where_its_bug_is(graded, assignment, mutant):
     check_mutant(graded(assignment)[mutant.name], mutant)
@@ -145,6 +163,7 @@ ASKS = {"test_a_fifth_of_the_judge": 20, "test_two_fifths_of_the_judge": 40, "te
         "test_three_quarters_of_the_judge": 75}
 
 
+@step_group("bots")
 def test_passing_bot_tests_show_the_wins_against_the_judge(graded):
     """Notebook 05 promises the wins against the judge in the feedback: passing tests give them too."""
     report = graded("bots")["reference"]
@@ -251,13 +270,13 @@ STOPPED: dict[str, str] = {
 VISIBLE_LIMIT = 60.0  # CPU seconds for one visible test cell; the reference needs under 15
 
 
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+@pytest.mark.parametrize("assignment", [by_step(a) for a in ASSIGNMENTS])
 def test_the_reference_passes_every_visible_test(assignment):
     results = run_visible(assignment, reference_source(assignment), VISIBLE_LIMIT)
     assert results and not any(results.values()), results
 
 
-@pytest.mark.parametrize("assignment,mutant", [(a, m) for a in ASSIGNMENTS for m in MUTANTS[a]],
+@pytest.mark.parametrize("assignment,mutant", [by_step(a, m) for a in ASSIGNMENTS for m in MUTANTS[a]],
                          ids=lambda value: value if isinstance(value, str) else value.name)
 def test_visible_tests_and_the_hidden_suite_agree(graded, assignment, mutant):
     """The notebook's visible tests, run on the mutant as a student runs them, and the hidden suite
