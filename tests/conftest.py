@@ -7,7 +7,9 @@ two servers).
 `make test` runs pytest-xdist workers with ``--dist loadgroup``. `pytest_collection_modifyitems`
 gives every test a group: the tests sharing an expensive session fixture (the JupyterLab and
 Chromium, the nbgrader course, the red-team stage) form one group each, so each of those is built
-once; every other test is grouped by its file, so module fixtures are built once too. The groups
+once; a test marked with a group of its own keeps it (a module whose fixture serves its tests in
+parts, as test_mutants' batches serve one step each); every other test is grouped by its file, so
+module fixtures are built once too. The groups
 that take longest come first, so no worker is left with a long group at the end.
 
 SIGTERM stops a run in order, as Ctrl+C does (`pytest_configure`): the controller passes it on to
@@ -35,9 +37,10 @@ SHARED_SERVERS = {"lab": "browser", "browser": "browser", "page": "browser", "no
                   "course": "nbgrader", "stage": "redteam"}
 # Groups known to take minutes, started first (longest first, as measured with --durations); the
 # rest follow in file order.
-LONG_GROUPS = ("tests/notebooks/test_workspace_settings.py", "browser", "tests/test_autograder_install.py",
-               "tests/notebooks/test_workspace.py", "nbgrader", "tests/autograder/test_mutants.py",
-               "tests/test_stands_alone.py", "redteam", "tests/autograder/test_deterministic_grades.py",
+LONG_GROUPS = ("browser", "nbgrader", "tests/notebooks/test_workspace.py", "mutants-flood-fill", "redteam",
+               "mutants-bots", "tests/test_stands_alone.py", "tests/test_autograder_install.py",
+               "tests/notebooks/test_workspace_settings.py", "tests/autograder/test_deterministic_grades.py",
+               "tests/autograder/test_mutants.py", "mutants-neighbors", "mutants-hypermines", "mutants-make-board",
                "tests/autograder/test_hostile.py", "tests/autograder/test_nbgrader_course.py")
 
 
@@ -101,8 +104,15 @@ def pytest_collection_modifyitems(config, items):
     groups: dict[str, list[pytest.Item]] = {}
     for item in items:
         servers = [joined[SHARED_SERVERS[f]] for f in getattr(item, "fixturenames", ()) if f in SHARED_SERVERS]
-        group = servers[0] if servers else item.nodeid.split("::", 1)[0]
-        item.add_marker(pytest.mark.xdist_group(group))
+        own = item.get_closest_marker("xdist_group")
+        if servers:
+            group = servers[0]
+        elif own:  # a module that splits itself by its own fixtures' needs (test_mutants: by step)
+            group = own.kwargs.get("name", own.args[0] if own.args else "")
+        else:
+            group = item.nodeid.split("::", 1)[0]
+        if not own or servers:
+            item.add_marker(pytest.mark.xdist_group(group))
         groups.setdefault(group, []).append(item)
     first = [g for g in LONG_GROUPS if g in groups]
     items[:] = [item for g in first + [g for g in groups if g not in first] for item in groups[g]]
