@@ -12,6 +12,8 @@ one process whose CPU time the grader reads.
 
 import base64
 import builtins
+import contextlib
+import importlib
 import io
 import json
 import os
@@ -503,6 +505,9 @@ def main():
         import remote  # type: ignore[import-not-found]
 
         remote.channel = channel.ask
+    for name in config.get("preload", []):  # before the guards: see Sandbox's preload
+        with contextlib.suppress(ImportError, OSError):  # the student's own import reports it
+            importlib.import_module(name)
     guard = Guard(config)
     runner = Runner(channel, config, guard)
     guard.install_import_guard()

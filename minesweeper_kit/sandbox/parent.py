@@ -99,6 +99,7 @@ class Sandbox:
         wall_slack: float = 10.0,
         idle_seconds: float = 5.0,
         callback: Callable[[str], str] | None = None,
+        preload: Iterable[str] = (),
     ):
         if isinstance(source, Path):
             source = source.read_text(encoding="utf-8")
@@ -119,6 +120,10 @@ class Sandbox:
         self.wall_factor, self.wall_slack, self.idle_seconds = wall_factor, wall_slack, idle_seconds
         #: answers the child's questions during a request (``remote.py``); None: it may ask none
         self.callback = callback
+        self.preload = [str(name) for name in preload]
+        denied = [name for name in self.preload if self.policy.is_denied(name)]
+        if denied:
+            raise ValueError(f"cannot preload modules the import rule refuses: {denied}")
         self.budget: float | None = None
         self.window: float | None = None
         self.generation = 0
@@ -423,6 +428,7 @@ class Sandbox:
             "site_paths": isolation_module.site_paths(),
             "files": {n: base64.b64encode(d).decode("ascii") for n, d in self._files.items()},
             "callbacks": self.callback is not None,
+            "preload": self.preload,
         }
         try:
             hello = self._request(config, timeout=self.load_timeout, raw=True, grader_only=True)

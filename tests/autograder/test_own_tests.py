@@ -115,6 +115,25 @@ class TestTiny:
     assert result.caught == ["no-victory"] and result.share() == 0.25, "half of one bug in two: unmet requirement"
 
 
+def test_tests_that_import_pytest_run(library):
+    """pytest's own imports reach `socket`, which the tests may not import: a test file that
+    starts with `import pytest`, as later handouts' files do, still runs, and `pytest.raises` works;
+    the test's own `import socket` is still refused."""
+    source = GOOD.replace("import unittest\n", "import unittest\nimport pytest\n") + '''
+
+    def test_raises(self):
+        game = lab.HyperMinesGame([2], [[0]])
+        with pytest.raises(Exception):
+            game.dig([5, 5, 5])
+'''
+    result = grade(source, library)
+    verdicts = {t.name: t for t in result.tests}
+    assert verdicts["TestTiny.test_1d"].valid and verdicts["TestTiny.test_1d"].caught == ["no-victory"], result.feedback()
+    assert verdicts["TestTiny.test_2d_edge"].caught == ["edge"] and "TestTiny.test_raises" in verdicts
+    refused = grade(GOOD.replace("import unittest\n", "import unittest\nimport socket\n"), library)
+    assert refused.tests == [] and "import of 'socket' is not allowed in your tests" in refused.feedback()
+
+
 def test_only_the_handouts_class_counts_in_a_test_file(library):
     source = GOOD + '''
 
