@@ -11,6 +11,8 @@ server and the browser are in tests/conftest.py, shared by every folder that dri
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import json
 import os
 import re
@@ -173,6 +175,13 @@ class Notebook:
         return path
 
 
+def run_coroutine(coroutine):
+    """asyncio.run in a thread of its own: a worker that has run a browser test holds Playwright's
+    event loop in its main thread, where asyncio.run refuses to start."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 def answer_kernel_dialog(page) -> None:
     """JupyterLab sometimes asks for the kernel of a notebook that names one: take the one it
     names. On a busy machine the button may do nothing until the kernels are listed."""
@@ -294,7 +303,7 @@ def click_cell(board, row: int, col: int, button: str = "left") -> None:
     canvas.click(button=button, position={"x": (col + 0.5) * size, "y": (row + 0.5) * size})
 
 
-__all__ = ["Lab", "Notebook", "act", "board_locator", "click_cell", "run_all_cells", "version",
+__all__ = ["Lab", "Notebook", "act", "board_locator", "click_cell", "run_all_cells", "run_coroutine", "version",
            "wait_update_after"]
 
 

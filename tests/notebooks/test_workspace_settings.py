@@ -17,6 +17,7 @@ import nbformat
 import pytest
 
 from minesweeper_kit import workspace as ws
+from browser.support import run_coroutine
 from notebook_tools import NOTEBOOKS, Lab, nbgrader_meta
 
 WARNINGS = ("without encryption", "No nbgrader_config.py")
@@ -223,7 +224,7 @@ def test_mines_lab_validates_quietly_without_news(student, tmp_path):
         assert "NotImplementedError" in json.dumps(result["value"]), result
 
         kernel = lab.request("/api/kernels", {"name": "python3"})["id"]
-        assert asyncio.run(run_code(lab, kernel, "print(6 * 7)")) == "42\n"
+        assert run_coroutine(run_code(lab, kernel, "print(6 * 7)")) == "42\n"
     finally:
         lab.stop()
     printed = lab.output()

@@ -8,7 +8,6 @@ and of every process it starts (its kernels)."""
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import http.client
 import json
@@ -28,6 +27,8 @@ import pytest
 
 pytest.importorskip("voila")
 pytest.importorskip("jupyterlab")
+
+from browser.support import run_coroutine
 
 from minesweeper_kit.shutdown import dies_with_this_process
 from minesweeper_kit.widgets.web import _redirect_file, token_environment
@@ -108,10 +109,7 @@ def _websocket_status(url: str) -> int:
         connection.close()
         return 101
 
-    # in a thread of its own: a test before this one in the same worker may have left an event loop
-    # running in this thread (Playwright's sync API does), where asyncio.run refuses to start
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(lambda: asyncio.run(attempt())).result()
+    return run_coroutine(attempt())
 
 
 def _stop(process: subprocess.Popen, number: int = signal.SIGINT) -> int | None:
