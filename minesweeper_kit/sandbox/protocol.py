@@ -22,8 +22,9 @@ audit hook), ``policy`` (``ImportPolicy.to_json()``), ``limits`` (every field of
 ``memory_mb``, ``cpu_seconds``, ``file_size_mb``, ``processes``, ``open_files``,
 ``output_bytes``, ``message_bytes``, ``recursion_limit``, ``disk_mb``), ``kit_path`` (the bot
 kit's folder, or null), ``site_paths`` (package folders to append to ``sys.path``), ``files``
-(``{name: base64 data}`` to place in the working folder) and ``callbacks`` (whether the child
-may ask the grader questions, below). The child answers
+(``{name: base64 data}`` to place in the working folder), ``callbacks`` (whether the child
+may ask the grader questions, below) and ``preload`` (modules to import before the guards are on).
+The child answers
 ``{"ok": true, "value": {"protections": [...]}}``, naming what it set up: ``"limits"``, and
 ``"keyrings"`` and ``"audit-hook"`` when they hold.
 
