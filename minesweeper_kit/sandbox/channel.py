@@ -84,11 +84,12 @@ class Pipes:
 
     def _write(self, data: bytes, guard: Waiting) -> None:
         view = memoryview(data)
+        check = _Checks(guard)
         while view:
             _, writable, _ = select.select([], [self.request], [], guard.wait())
+            if check.due(bool(writable)) and guard.over():
+                raise TimeoutError("cpu")
             if not writable:
-                if guard.over():
-                    raise TimeoutError("cpu")
                 if not self.alive():
                     raise BrokenPipeError
                 continue
@@ -100,11 +101,12 @@ class Pipes:
 
     def _read(self, n: int, guard: Waiting) -> bytes:
         chunks, got = [], 0
+        check = _Checks(guard)
         while got < n:
             readable, _, _ = select.select([self.answer], [], [], guard.wait())
+            if check.due(bool(readable)) and guard.over():
+                raise TimeoutError("cpu")
             if not readable:
-                if guard.over():
-                    raise TimeoutError("cpu")
                 continue
             chunk = os.read(self.answer, min(n - got, 1 << 20))
             if not chunk:
@@ -112,6 +114,23 @@ class Pipes:
             chunks.append(chunk)
             got += len(chunk)
         return b"".join(chunks)
+
+
+class _Checks:
+    """When the guard is asked (``over``): whenever a wait ends with nothing to do, and at least
+    once per ``guard.wait()`` while data keeps coming, so that a child sending its answer a byte at
+    a time between bursts of work still has every CPU-second counted."""
+
+    def __init__(self, guard: Waiting) -> None:
+        self.guard = guard
+        self.at = time.monotonic() + guard.wait()
+
+    def due(self, ready: bool) -> bool:
+        now = time.monotonic()
+        if ready and now < self.at:
+            return False
+        self.at = now + self.guard.wait()
+        return True
 
 
 def encode_request(message: dict[str, Any]) -> bytes:
