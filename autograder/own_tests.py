@@ -33,6 +33,7 @@ from typing import Any
 
 from minesweeper_kit.own_tests_requirements import REQUIREMENTS, Requirement  # noqa: F401 - Requirement: re-exported
 from minesweeper_kit.sandbox import ImportPolicy, Limits, LoadError, Sandbox, SandboxError, TimeLimitExceeded
+from minesweeper_kit.sandbox.policy import imports_in
 
 from .assignments import Assignment, InstructorMaterialMissing, instructor_dir
 from .nofollow import open_nofollow
@@ -67,18 +68,8 @@ PRELOADED = ("pytest",)
 
 
 def _imported(source: str) -> set[str]:
-    """The top-level modules a source's import statements name (none when it does not parse)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return set()
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module.split(".")[0])
-    return names
+    """The top-level modules a source imports."""
+    return {name.split(".")[0] for _, name in imports_in(source)}
 
 
 # ----------------------------------------------------------------------------- the library

@@ -212,7 +212,7 @@ def python_problem(root: bool) -> str:
     Everything is shown at the path it has here, so what remains to go wrong is access: grading as
     root, every sandbox runs as a user id of its own, which reads only what other users may read."""
     executable = os.path.realpath(sys.executable)
-    folders = _python_roots() + [os.path.realpath(p) for p in site_paths() if os.path.isdir(p)]
+    folders = _python_roots() + [p for p in site_paths() if os.path.isdir(p)]
     if root:
         for folder in folders:
             inside = [folder]
@@ -444,7 +444,7 @@ class _MountPlan:
         """The Python installation this process runs (venv and base), its package folders and its
         executable, read-only, at the paths they have here, wherever they are (under ``/tmp`` too:
         the private ``/tmp`` is mounted first, so these land on top of it)."""
-        folders = _python_roots() + [os.path.realpath(p) for p in site_paths() if os.path.isdir(p)]
+        folders = _python_roots() + [p for p in site_paths() if os.path.isdir(p)]
         for root in folders:
             if self.is_shown(root):
                 continue

@@ -11,7 +11,7 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["DEFAULT_DENIED", "ImportPolicy"]
+__all__ = ["DEFAULT_DENIED", "ImportPolicy", "imports_in"]
 
 #: Modules no submission may import, whatever its assignment: they exist to reach outside.
 DEFAULT_DENIED = frozenset(
@@ -72,33 +72,12 @@ class ImportPolicy:
 
     def violations(self, source: str) -> list[str]:
         """Messages for the imports of ``source`` this policy refuses (static check)."""
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return []
         found: list[str] = []
-        for node in ast.walk(tree):
-            names: list[str] = []
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module]
-            elif (
-                isinstance(node, ast.Call)
-                and node.args
-                and isinstance(node.args[0], ast.Constant)
-                and isinstance(node.args[0].value, str)
-                and (
-                    (isinstance(node.func, ast.Name) and node.func.id == "__import__")
-                    or (isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
-                )
-            ):
-                names = [node.args[0].value]
-            for name in names:
-                if self.is_denied(name):
-                    message = f"line {getattr(node, 'lineno', '?')}: {self.message(name)}"
-                    if message not in found:
-                        found.append(message)
+        for line, name in imports_in(source):
+            if self.is_denied(name):
+                message = f"line {line}: {self.message(name)}"
+                if message not in found:
+                    found.append(message)
         return found
 
     def to_json(self) -> dict[str, Any]:
@@ -120,3 +99,32 @@ class ImportPolicy:
             label=str(data.get("label", "this assignment")),
             direct_denied=frozenset(data.get("direct_denied", ())),
         )
+
+
+def imports_in(source: str) -> list[tuple[int | str, str]]:
+    """Each module ``source`` names in an import statement, ``__import__`` or ``import_module``
+    call, with its line, in the order of the tree; none when it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    found: list[tuple[int | str, str]] = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        elif (
+            isinstance(node, ast.Call)
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and (
+                (isinstance(node.func, ast.Name) and node.func.id == "__import__")
+                or (isinstance(node.func, ast.Attribute) and node.func.attr == "import_module")
+            )
+        ):
+            names = [node.args[0].value]
+        found += [(getattr(node, "lineno", "?"), name) for name in names]
+    return found
