@@ -269,14 +269,18 @@ class CallGuard:
             self.wall_end += seconds
         self.progress = (time.monotonic(), self.progress[1])
 
-    def over(self) -> bool:
-        """One check: True once the call has used up its CPU limit (see the class)."""
+    def over(self, *, just_sent: bool = False) -> bool:
+        """One check: True once the call has used up its CPU limit (see the class).
+
+        ``just_sent`` says the check comes as the child's data arrived (or its request was taken):
+        a child caught running right after a write may only be on its way back to sleep, so at
+        such a check only CPU time it used shows that it works."""
         if self.cpu_limit is None:
             return False
         now, (cpu, active) = time.monotonic(), self.read()
         if now >= (self.wall_end or 0):
             raise TimeoutError("wall")
-        if cpu - self.progress[1] >= IDLE_CPU or active:  # working, or starved, not sleeping
+        if cpu - self.progress[1] >= IDLE_CPU or (active and not just_sent):  # working, or starved
             self.progress = (now, cpu)
         elif now - self.progress[0] >= self.idle_seconds:
             raise TimeoutError("idle")

@@ -28,7 +28,7 @@ class Waiting(Protocol):
 
     def wait(self) -> float: ...
 
-    def over(self) -> bool: ...
+    def over(self, *, just_sent: bool = False) -> bool: ...
 
     def paused(self, seconds: float) -> None: ...
 
@@ -87,7 +87,7 @@ class Pipes:
         check = _Checks(guard)
         while view:
             _, writable, _ = select.select([], [self.request], [], guard.wait())
-            if check.due(bool(writable)) and guard.over():
+            if check.due(bool(writable)) and guard.over(just_sent=bool(writable)):
                 raise TimeoutError("cpu")
             if not writable:
                 if not self.alive():
@@ -104,7 +104,7 @@ class Pipes:
         check = _Checks(guard)
         while got < n:
             readable, _, _ = select.select([self.answer], [], [], guard.wait())
-            if check.due(bool(readable)) and guard.over():
+            if check.due(bool(readable)) and guard.over(just_sent=bool(readable)):
                 raise TimeoutError("cpu")
             if not readable:
                 continue

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -209,6 +210,29 @@ def test_the_guard_checks_no_sooner_than_cpu_time_could_reach_the_limit():
     unlimited = accounting.CallGuard(lambda: (0.0, False), 0.0, None, wall_factor=10.0, wall_slack=10.0,
                                      idle_seconds=5.0)
     assert unlimited.over() is False and unlimited.wait() == pytest.approx(0.5)
+
+
+def test_a_child_seen_running_just_after_it_wrote_is_not_kept_from_the_idle_guard():
+    """A child that writes a byte every second and sleeps in between uses no CPU time, but a check
+    made as its byte arrives finds it running, on its way back to sleep. Only checks made on a quiet
+    wait may take the running state as work; otherwise the sleeper is stopped by the wall-clock
+    limit, many times later, instead of the idle guard."""
+    from minesweeper_kit.sandbox import accounting
+
+    def guard() -> accounting.CallGuard:
+        return accounting.CallGuard(lambda: (0.0, True), 0.0, 600.0, wall_factor=10.0, wall_slack=10.0,
+                                    idle_seconds=0.2)
+
+    trickled = guard()
+    assert trickled.over(just_sent=True) is False
+    time.sleep(0.25)
+    with pytest.raises(TimeoutError, match="idle"):
+        trickled.over(just_sent=True)
+    starved = guard()  # found ready to run on a quiet wait: a crowded machine, not a sleeper
+    time.sleep(0.25)
+    assert starved.over() is False
+    time.sleep(0.25)
+    assert starved.over() is False
 
 
 def test_a_call_that_answers_at_once_reads_the_cpu_time_once(no_survivors):
