@@ -2,7 +2,7 @@
 # `make lab` opens the student workspace (workspace/, the student versions of the notebooks, built
 # once and never overwritten); instructors open the source notebooks with `make lab-source`.
 # Everything they need is installed from here: Python packages through pyproject.toml,
-# Debian's chromium and bubblewrap through apt when they are missing and we are root.
+# Debian's chromium, bubblewrap and nodejs through apt when they are missing and we are root.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -17,14 +17,14 @@ PYTEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null) && echo $$((n + 1)) || echo auto)
 # What `make lint` checks with ruff and mypy.
 LINT_PATHS := minesweeper_kit autograder
 
-.PHONY: lab lab-source lint test bench release chromium bubblewrap clean help
+.PHONY: lab lab-source lint test bench release chromium bubblewrap node clean help
 
 help:
 	@echo "make lab         create .venv, install the kit with JupyterLab, build the student versions once"
 	@echo "                 into workspace/ (yours are never overwritten) and start JupyterLab there"
 	@echo "make lab-source  the same JupyterLab on notebooks/, the source versions with every solution (instructors)"
 	@echo "make lint        ruff check, ruff format --check and mypy on minesweeper_kit/ and autograder/"
-	@echo "make test        create .venv with the test extras, make sure Chromium and bubblewrap are there,"
+	@echo "make test        create .venv with the test extras, make sure Chromium, bubblewrap and Node are there,"
 	@echo "                 run make lint, then the whole suite on cores+1 workers (PYTEST_JOBS=0: in one process)"
 	@echo "make bench       run the benchmarks in benchmarks/ and rewrite BENCHMARKS.md"
 	@echo "make release     build the student versions of the notebooks with nbgrader generate_assignment"
@@ -48,27 +48,26 @@ lab: $(VENV)/.installed-lab
 lab-source: $(VENV)/.installed-lab
 	$(VENV)/bin/mines lab --source
 
-chromium:
-	@if [ -x "$(CHROMIUM)" ]; then \
-	  echo "chromium: $(CHROMIUM)"; \
+# $(call debian,PROGRAM,PACKAGE,WHY): make sure PROGRAM (a name or a path) runs, installing Debian's
+# PACKAGE when it is missing and we are root; otherwise say what to install and stop.
+debian = @if command -v $(1) >/dev/null; then \
+	  echo "$(2): $$(command -v $(1))"; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	  echo "chromium is missing: installing Debian's package"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  echo "$(1) is missing: installing Debian's '$(2)' package ($(3))"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >/dev/null; \
 	else \
-	  echo "chromium is missing at $(CHROMIUM): install Debian's 'chromium' package (as root: apt-get install chromium)"; \
+	  echo "$(1) is missing: install Debian's '$(2)' package (as root: apt-get install $(2)); $(3)"; \
 	  exit 1; \
 	fi
 
+chromium:
+	$(call debian,$(CHROMIUM),chromium,the browser tests drive it)
+
 bubblewrap:
-	@if command -v bwrap >/dev/null; then \
-	  echo "bubblewrap: $$(command -v bwrap)"; \
-	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	  echo "bubblewrap is missing: installing Debian's package (the grader's sandbox needs it)"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
-	else \
-	  echo "bubblewrap is missing: install Debian's 'bubblewrap' package (as root: apt-get install bubblewrap)"; \
-	  exit 1; \
-	fi
+	$(call debian,bwrap,bubblewrap,the grader's sandbox needs it)
+
+node:
+	$(call debian,node,nodejs,the tests run the board's JavaScript modules with it)
 
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check $(LINT_PATHS)
@@ -78,7 +77,7 @@ lint: $(VENV)/.installed-test
 # `exec`: on SIGTERM make passes the signal on to the process running the recipe line and waits for
 # it. Without `exec` that process is a shell whenever PYTEST_ARGS holds quotes: the shell dies, and
 # pytest and all it started go on running.
-test: $(VENV)/.installed-test chromium bubblewrap
+test: $(VENV)/.installed-test chromium bubblewrap node
 	$(MAKE) --no-print-directory lint
 	exec $(PY) -m pytest -n $(PYTEST_JOBS) --dist loadgroup --no-loadscope-reorder $(PYTEST_ARGS)
 

@@ -20,13 +20,19 @@ WIDGETS = ("board", "explorer", "replay")
 SCRIPTS = sorted(frontend.STATIC.glob("*.js"))
 MAX_FUNCTION_LINES = 60
 NODE = shutil.which("node")
-needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
+
+
+def node() -> str:
+    """Node, which runs the board's modules: missing, the test fails (``make node`` installs it)."""
+    if NODE is None:
+        pytest.fail("node is not installed: `make node` installs Debian's nodejs (as root)")
+    return NODE
 
 
 def run_node(tmp_path: Path, module: str, name: str = "probe.mjs") -> str:
     path = tmp_path / name
     path.write_text(module)
-    done = subprocess.run([NODE or "node", str(path)], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([node(), str(path)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -57,12 +63,11 @@ def test_each_widget_is_one_module_with_one_export(name):
     assert re.findall(r"^export\b.*", text, re.M) == [re.search(r"^export default .*", text, re.M).group(0)]
 
 
-@needs_node
 @pytest.mark.parametrize("name", WIDGETS)
 def test_node_parses_and_loads_each_widget_module(name, tmp_path):
     module = tmp_path / f"{name}.mjs"
     module.write_text(frontend.esm(name))
-    checked = subprocess.run([NODE or "node", "--check", str(module)], capture_output=True, text=True, timeout=60)
+    checked = subprocess.run([node(), "--check", str(module)], capture_output=True, text=True, timeout=60)
     assert checked.returncode == 0, checked.stderr
     probe = f"const m = await import({json.dumps(module.as_uri())});\nconsole.log(typeof m.default.render);\n"
     assert run_node(tmp_path, probe).strip() == "function"
@@ -153,7 +158,6 @@ def test_the_join_drops_the_import_and_the_shared_exports(tmp_path, monkeypatch)
 # ---- what the shared module computes
 
 
-@needs_node
 def test_code_symbols_are_the_terminal_symbols(tmp_path):
     faces = {face.name: symbol for face, symbol in TERMINAL_SYMBOLS.items()}
     shown = common_value(tmp_path, "{" + ", ".join(f"{n}: codeChar({n})" for n in faces) + "}")
@@ -162,7 +166,6 @@ def test_code_symbols_are_the_terminal_symbols(tmp_path):
     assert numbers == [ZERO_SYMBOL, "1", "2", "9", "+", "-"]  # one character per cell, always
 
 
-@needs_node
 @pytest.mark.parametrize("shape", [(3, 4), (2, 2), (1, 5), (5, 1), (6,), (2,)])
 @pytest.mark.parametrize("torus", [False, True])
 def test_hover_neighbourhood_is_the_geometry_neighbourhood(tmp_path, shape, torus):
@@ -181,7 +184,6 @@ def test_hover_neighbourhood_is_the_geometry_neighbourhood(tmp_path, shape, toru
         assert sorted(map(tuple, got)) == sorted(expected), (r, c)
 
 
-@needs_node
 def test_slice_geometry_and_coordinates(tmp_path):
     value = common_value(
         tmp_path,
@@ -191,7 +193,6 @@ def test_slice_geometry_and_coordinates(tmp_path):
     assert value == [4, 5, 2, 120, 1 * 60 + 2 * 20, [1, 2, 3, 4]]
 
 
-@needs_node
 def test_changed_cells_are_the_cells_of_the_drawn_slice_whose_code_changed(tmp_path):
     value = common_value(
         tmp_path,
@@ -206,7 +207,6 @@ def test_changed_cells_are_the_cells_of_the_drawn_slice_whose_code_changed(tmp_p
     assert value == [[[0, 0], [1, 2]], True, 0, []]
 
 
-@needs_node
 def test_cells_drawn_alone_paint_inside_themselves(tmp_path):
     """drawSliceCells repaints a cell over what it showed: every mark it makes lies within the cell."""
     value = common_value(

@@ -8,9 +8,6 @@ import sys
 from types import SimpleNamespace
 
 import pytest
-
-pytest.importorskip("jupyter_server")
-
 from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
 
 from minesweeper_kit.widgets import server

@@ -24,10 +24,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
-pytest.importorskip("voila")
-pytest.importorskip("jupyterlab")
-
 from browser.support import run_coroutine
 
 from minesweeper_kit.shutdown import dies_with_this_process
