@@ -130,6 +130,11 @@ class LatePolicy:
         started = math.ceil(days - 1e-9)
         return round(min(score, self.penalty_per_day * started * max_score), 4)
 
+    @property
+    def costs_points(self) -> bool:
+        """Whether a late submission can lose points under this policy."""
+        return bool(self.penalty_per_day) or self.max_days is not None
+
     def describe(self) -> str:
         """The policy in one sentence, for feedback and ``autograder check``."""
         if not self.penalty_per_day and self.max_days is None:

@@ -361,10 +361,11 @@ def _record_in_gradebooks(args: argparse.Namespace, course: Course, reports: lis
     from .students import find_course
 
     roots = {root for root in (find_course(p) for p in args.submissions) if root is not None}
-    folder = course.assignment(args.assignment).folder
+    assignment = course.assignment(args.assignment)
+    late = assignment.late if assignment.due is not None else None
     written = True
     for root in sorted(roots):
-        summary = record_in_gradebook(root, folder, reports)
+        summary = record_in_gradebook(root, assignment.folder, reports, late_policy=late)
         lines = summary.lines()
         if summary.problem is not None:
             written = False

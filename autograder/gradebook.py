@@ -19,7 +19,8 @@ nothing. ``nbgrader autograde`` run again for a student puts the cell back to 0:
 
 The score recorded is the grader's final score, its own late penalty (when the course sets one)
 already taken. nbgrader's late penalty, when the course's nbgrader configuration sets one, applies to
-the whole notebook on top of it: a course sets its late policy in one of the two places.
+the whole notebook on top of it: a course sets its late policy in one of the two places, and the
+summary warns when a course sets both (late work would lose points twice).
 
 nbgrader is imported only here and only when recording (it belongs to the ``lab`` extra).
 """
@@ -35,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .assignments import LatePolicy
 from .grading import GRADED, NOT_SUBMITTED, GradeReport
 from .report import feedback_text
 from .students import CONFIG_FILE
@@ -66,6 +68,8 @@ class GradebookSummary:
     #: score recorded, but the feedback could not be written into the autograded notebook: why
     feedback_missing: dict[str, str] = field(default_factory=dict)
     problem: str | None = None  #: why nothing at all was recorded
+    #: the nbgrader setting that charges lateness again on top of the kit's late penalty, if any
+    late_twice: str | None = None
 
     @property
     def complete(self) -> bool:
@@ -80,6 +84,11 @@ class GradebookSummary:
         lines = [
             f"nbgrader gradebook {self.database}: hidden tests recorded for {len(self.recorded)} student(s) in {where}"
         ]
+        if self.late_twice:
+            lines.append(
+                f"  warning: late work loses points twice: the scores recorded have the course file's late "
+                f"penalty taken, and nbgrader takes its own on top ({self.late_twice}); keep one of the two"
+            )
         if self.manual_kept:
             lines.append(
                 f"  a manual score stands (nbgrader counts it, not the autograder's): {_names(self.manual_kept)}"
@@ -113,6 +122,7 @@ class _Course:
     db_url: str
     course_id: str
     autograded: Any  #: (student, assignment) -> the student's autograded assignment folder
+    late_penalty: str | None  #: the nbgrader setting that makes nbgrader charge lateness, if any
 
 
 def _course_settings(course_root: Path) -> _Course:
@@ -133,7 +143,28 @@ def _course_settings(course_root: Path) -> _Course:
     def autograded(student: str, assignment: str) -> Path:
         return Path(coursedir.format_path(coursedir.autograded_directory, student, assignment))
 
-    return _Course(Path(coursedir.root), coursedir.db_url, coursedir.course_id, autograded)
+    return _Course(Path(coursedir.root), coursedir.db_url, coursedir.course_id, autograded, _late_penalty(config))
+
+
+#: nbgrader's own late plugin, which charges only with a ``penalty_method`` other than "none".
+_NBGRADER_LATE_PLUGIN = (
+    "nbgrader.plugins.LateSubmissionPlugin",
+    "nbgrader.plugins.latesubmission.LateSubmissionPlugin",
+)
+
+
+def _late_penalty(config: Any) -> str | None:
+    """The course's nbgrader setting that takes points for lateness (nbgrader's default takes none),
+    as the instructor would write it, or None."""
+    plugin = config.AssignLatePenalties.get("plugin_class")
+    if plugin is not None:
+        name = plugin if isinstance(plugin, str) else f"{plugin.__module__}.{plugin.__qualname__}"
+        if name not in _NBGRADER_LATE_PLUGIN:  # a plugin of the course's own: assume it charges
+            return f"AssignLatePenalties.plugin_class = {name!r}"
+    method = config.LateSubmissionPlugin.get("penalty_method", "none")
+    if method != "none":
+        return f"LateSubmissionPlugin.penalty_method = {method!r}"
+    return None
 
 
 def _missing_database(db_url: str) -> str | None:
@@ -156,6 +187,7 @@ def record_in_gradebook(
     reports: Iterable[GradeReport],
     *,
     notebook: str | None = None,
+    late_policy: LatePolicy | None = None,
 ) -> GradebookSummary:
     """Write each graded report's score and feedback into the course's gradebook (see the module's
     description); never raises for a student, a course or a gradebook that is not ready.
@@ -163,7 +195,9 @@ def record_in_gradebook(
     ``assignment_name`` is the course's name of the assignment (nbgrader's folder name).
     ``notebook`` is the notebook's name without ``.ipynb``; by default the one notebook of the
     assignment that has a ``hidden-tests`` cell. The score written is ``score / max_score`` of
-    the cell's points. What was done, and what was not and why, is in the returned summary."""
+    the cell's points. ``late_policy`` is the late policy the scores were graded under: when it
+    costs points and nbgrader charges lateness too, the summary warns. What was done, and what was
+    not and why, is in the returned summary."""
     reports = list(reports)
     summary = GradebookSummary(Path(course_root), assignment_name, notebook)
     try:
@@ -178,6 +212,8 @@ def record_in_gradebook(
         summary.problem = f"could not read {Path(course_root) / CONFIG_FILE}: {type(error).__name__}: {error}"
         return summary
     summary.course, summary.database = course.root, course.db_url
+    if late_policy is not None and late_policy.costs_points:
+        summary.late_twice = course.late_penalty
     missing = _missing_database(course.db_url)
     if missing is not None:
         summary.problem = (

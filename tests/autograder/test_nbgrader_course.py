@@ -27,6 +27,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
+from autograder.assignments import LatePolicy
 from autograder.gradebook import HIDDEN_TESTS_CELL, GradebookSummary, record_in_gradebook
 from autograder.grading import NOT_GRADED, NOT_SUBMITTED, GradeReport
 from autograder.report import feedback_text
@@ -56,6 +57,17 @@ c.CourseDirectory.course_id = "minesweeper-course"
 c.CourseDirectory.root = {root!r}
 c.ClearSolutions.code_stub = {{"python": "# YOUR CODE HERE\\nraise NotImplementedError()"}}
 c.Execute.timeout = 600
+c.LateSubmissionPlugin.penalty_method = "zero"
+"""
+#: The course file charges lateness too (no one is late: the due date is far off), so recording
+#: warns that late work would lose points twice.
+COURSE_FILE = f"""\
+due = 2099-12-31T23:59:00Z
+[late]
+penalty_per_day = 0.1
+
+[assignments.{KIT_ID}]
+name = "{ASSIGNMENT}"
 """
 
 
@@ -78,6 +90,7 @@ def grade_with_kit(course: Path, work: Path) -> dict[str, GradeReport]:
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert f"course settings from {course / 'course.toml'}" in done.stderr
     assert f"hidden tests recorded for 3 student(s) in {ASSIGNMENT}/{NOTEBOOK}" in done.stdout, done.stdout
+    assert "late work loses points twice" in done.stdout and "penalty_method = 'zero'" in done.stdout, done.stdout
     reports = [GradeReport.from_dict(json.loads(path.read_text())) for path in results.glob("students/*/.report.json")]
     assert "would share the results folder" in done.stderr, done.stderr[-3000:]
     assert all(r.student != r.handed_in_as for r in reports if r.handed_in_as)
@@ -137,7 +150,7 @@ class Course:
 def nbgrader_course(tmp_path_factory) -> Course:
     root = tmp_path_factory.mktemp("nbgrader-course")
     (root / "nbgrader_config.py").write_text(CONFIG.format(root=str(root)))
-    (root / "course.toml").write_text(f'[assignments.{KIT_ID}]\nname = "{ASSIGNMENT}"\n')
+    (root / "course.toml").write_text(COURSE_FILE)
     source_path = REPO / "notebooks" / f"{NOTEBOOK}.ipynb"
     (root / "source" / ASSIGNMENT).mkdir(parents=True)
     (root / "source" / ASSIGNMENT / source_path.name).write_bytes(source_path.read_bytes())
@@ -290,6 +303,35 @@ def test_what_is_not_recorded_is_said(nbgrader_course):
     wrong = record_in_gradebook(course.root, KIT_ID, [base])
     assert wrong.problem and "no assignment 'make-board'" in wrong.problem and not wrong.recorded
     assert record_in_gradebook(course.root, ASSIGNMENT, [base], notebook="01-neighbors").problem
+
+
+def test_a_late_penalty_charged_by_both_the_course_file_and_nbgrader_is_warned_of(nbgrader_course):
+    """The kit records scores with its late penalty taken; nbgrader's own late plugin would take
+    another from the notebook's total. Recording says so when both charge, and only then (the
+    course's `autograder grade` warned: see ``grade_with_kit``)."""
+    course, config = nbgrader_course, nbgrader_course.root / "nbgrader_config.py"
+    charged, free = LatePolicy(penalty_per_day=0.1), LatePolicy(grace_minutes=30)
+    reports = [course.reports[CORRECT]]
+    original = config.read_text()
+    nbgrader_charges = 'c.LateSubmissionPlugin.penalty_method = "zero"\n'
+    assert nbgrader_charges in original
+    try:
+        twice = record_in_gradebook(course.root, ASSIGNMENT, reports, late_policy=charged)
+        assert twice.late_twice == "LateSubmissionPlugin.penalty_method = 'zero'" and twice.recorded == [CORRECT]
+        assert any("loses points twice" in line and "penalty_method = 'zero'" in line for line in twice.lines())
+        for policy in (free, None):
+            once = record_in_gradebook(course.root, ASSIGNMENT, reports, late_policy=policy)
+            assert once.late_twice is None and not any("twice" in line for line in once.lines())
+        config.write_text(original.replace(nbgrader_charges, ""))
+        assert record_in_gradebook(course.root, ASSIGNMENT, reports, late_policy=charged).late_twice is None
+        config.write_text(original.replace(nbgrader_charges, "c.AssignLatePenalties.plugin_class = 'plugins.HalfOff'\n"))
+        own = record_in_gradebook(course.root, ASSIGNMENT, reports, late_policy=charged)
+        assert own.late_twice == "AssignLatePenalties.plugin_class = 'plugins.HalfOff'"
+        config.write_text(original.replace(
+            nbgrader_charges, "c.AssignLatePenalties.plugin_class = 'nbgrader.plugins.LateSubmissionPlugin'\n"))
+        assert record_in_gradebook(course.root, ASSIGNMENT, reports, late_policy=charged).late_twice is None
+    finally:
+        config.write_text(original)
 
 
 def test_a_course_without_a_gradebook_is_left_alone(tmp_path):
