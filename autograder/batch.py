@@ -31,6 +31,7 @@ from types import FrameType
 
 from tqdm import tqdm
 
+from minesweeper_kit.sandbox.lifecycle import remove_orphaned_folders
 from minesweeper_kit.shutdown import Terminated, exit_status
 
 from .assignments import ORIGINALS_VARIABLE, Assignment, get_assignment, originals_from
@@ -179,6 +180,15 @@ def _run_local(jobs: list[dict], workers: int, done: Callable[[dict, dict], None
         for job in jobs:
             done(job, _grade_or_stop(job))
         return
+    try:
+        _run_in_pools(jobs, workers, done)
+    finally:  # a worker killed, or ended by the pool, leaves its sandboxes' folders behind
+        remove_orphaned_folders()
+
+
+def _run_in_pools(jobs: list[dict], workers: int, done: Callable[[dict, dict], None]) -> None:
+    """The jobs on a pool of ``workers`` processes; a pool a crash broke is replaced for the jobs
+    it had not finished."""
     context = multiprocessing.get_context("spawn")
     pending = list(jobs)
     while pending:

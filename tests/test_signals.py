@@ -223,6 +223,34 @@ def test_a_batch_stops_with_every_worker_and_sandbox(tmp_path, start, number):
     assert f"autograder: stopped by {number.name}" in run.text() and "Traceback" not in run.text(), run.text()
 
 
+def test_a_worker_killed_outright_leaves_no_folder_behind(tmp_path, start):
+    """A pool worker killed with SIGKILL cannot remove its sandbox's folder or the children's code it
+    built; bubblewrap ends that sandbox with it, and the batch removes what it left once its own
+    workers are gone."""
+    for student in "abcdefgh":
+        (tmp_path / "submitted" / student).mkdir(parents=True)
+        (tmp_path / "submitted" / student / "lab.py").write_text(SLEEPING_GAME)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    run = start([sys.executable, "-m", "autograder.cli", "grade", "--assignment", "hypermines",
+                 str(tmp_path / "submitted"), "--results-dir", str(tmp_path / "results"), "-j", "2", "--no-progress"],
+                env={"TMPDIR": str(scratch)})
+    children = wait_for(lambda: sandbox_children(run) or run.process.poll() is not None, "a sandbox grading")
+    assert run.process.poll() is None, run.text()[-3000:]
+    table = _table()
+    worker = next(iter(children))[0]
+    while table[worker][0] != run.process.pid:  # up from the child: bubblewrap, then the pool's worker
+        worker = table[worker][0]
+    own = [p for p in scratch.iterdir() if p.name.startswith(f"minesweeper-sandbox-{worker}-")
+           or p.name.startswith("minesweeper-sandbox-runtime-") and f"-{worker}-" in p.name]
+    assert len(own) >= 1, sorted(p.name for p in scratch.iterdir())
+    os.kill(worker, signal.SIGKILL)
+    code = run.stop(signal.SIGTERM)
+    assert not survivors(run), f"left running: {survivors(run, 0)}"
+    assert not list(scratch.iterdir()), "temporary folders left behind (sandboxes, their runtime)"
+    assert code == 128 + signal.SIGTERM, run.text()[-3000:]
+
+
 # ------------------------------------------------------------------------------------------ mines lab
 def _free_port() -> int:
     with socket.socket() as s:

@@ -31,13 +31,16 @@ from . import isolation as isolation_module
 from . import keyrings
 from .common import ChildDied, Limits
 
-__all__ = ["TAG_VARIABLE", "Child", "describe_exit", "runtime_folder"]
+__all__ = ["TAG_VARIABLE", "Child", "describe_exit", "remove_orphaned_folders", "runtime_folder"]
 
 RUNTIME_FILES = ("child.py", "protocol.py", "policy.py", "keyrings.py", "remote.py", "testrunner.py")
 #: An environment variable copied into every sandbox's processes, so that whoever set it (a test
 #: session) can find the sandboxes it started among all on the machine.
 TAG_VARIABLE = "MINESWEEPER_SANDBOX_TAG"
-_RUNTIME_PREFIX = "minesweeper-sandbox-runtime-"  #: then "plain" or "kit", the builder's pid, a random part
+#: Every folder a grading process makes for its sandboxes starts so, then names that process's id:
+#: ``runtime-<plain|kit>-<pid>-<random>`` (the children's code) or ``<pid>-<random>`` (one child's).
+_FOLDER_PREFIX = "minesweeper-sandbox-"
+_RUNTIME_PREFIX = _FOLDER_PREFIX + "runtime-"
 _RUNTIMES: dict[str, str] = {}
 
 
@@ -72,7 +75,7 @@ def runtime_folder(kit: bool) -> str:
     cached = _RUNTIMES.get(key)
     if cached and os.path.isdir(cached):
         return cached
-    _remove_orphaned_runtimes()
+    remove_orphaned_folders()
     folder = tempfile.mkdtemp(prefix=f"{_RUNTIME_PREFIX}{key}-{os.getpid()}-")
     atexit.register(_remove_runtime, folder, os.getpid())
     os.chmod(folder, 0o755)
@@ -92,24 +95,27 @@ def runtime_folder(kit: bool) -> str:
     return folder
 
 
-def _remove_orphaned_runtimes() -> None:
-    """Remove the runtime folders of this user's grading processes that have ended without their
-    exit handler (killed, or stopped by a pool that terminates its workers): each folder's name
-    holds the id of the process that built it."""
+def remove_orphaned_folders() -> None:
+    """Remove the sandbox folders (runtimes and children's) of this user's grading processes that
+    have ended without removing them (killed, or stopped by a pool that terminates its workers):
+    each folder's name holds the id of the process that made it. A folder whose process still
+    runs, a link, or another user's folder is left alone."""
     base = tempfile.gettempdir()
     try:
-        names = [n for n in os.listdir(base) if n.startswith(_RUNTIME_PREFIX)]
+        names = [n for n in os.listdir(base) if n.startswith(_FOLDER_PREFIX)]
     except OSError:
         return
     for name in names:
-        parts = name[len(_RUNTIME_PREFIX) :].split("-")
-        if len(parts) != 3 or not parts[1].isdigit():
+        parts = name[len(_FOLDER_PREFIX) :].split("-")
+        if parts[0] == "runtime":
+            parts = parts[2:] if len(parts) == 4 else []
+        if len(parts) != 2 or not parts[0].isdigit():
             continue
         path = os.path.join(base, name)
         try:
             if os.lstat(path).st_uid != os.getuid() or os.path.islink(path):
                 continue
-            os.kill(int(parts[1]), 0)
+            os.kill(int(parts[0]), 0)
         except ProcessLookupError:
             shutil.rmtree(path, ignore_errors=True)
         except OSError:  # alive under another user, or the folder went meanwhile
@@ -184,7 +190,7 @@ class Child:
         """Start a child: a private folder for its output, two pipes, the process itself (under
         bubblewrap unless ``isolation`` is ``"none"``). If anything fails, everything taken for it
         is given back before the error goes on."""
-        child = cls(tempfile.mkdtemp(prefix="minesweeper-sandbox-"))
+        child = cls(tempfile.mkdtemp(prefix=f"{_FOLDER_PREFIX}{os.getpid()}-"))
         ours: list[int] = []  # the child's pipe ends, closed here once it has them (or has failed)
         try:
             runtime = runtime_folder(bot_kit)

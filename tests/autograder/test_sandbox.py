@@ -223,12 +223,15 @@ print(parent._RUNTIMES["plain"])
 def test_the_runtime_folder_goes_when_the_grader_exits(no_survivors, tmp_path):
     """Each grading process builds the children's runtime folder once, in the temporary folder;
     it is removed when that process exits, and a process that was killed before it could remove
-    its own has it removed by the next one that builds a folder: batch after batch leaves nothing
-    behind. A folder whose process still runs is left alone."""
+    its own has it (and its children's folders) removed by the next one that builds a folder: batch
+    after batch leaves nothing behind. A folder whose process still runs is left alone."""
     ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     killed = tmp_path / f"minesweeper-sandbox-runtime-plain-{int(ended.stdout)}-abcd1234"
     running = tmp_path / f"minesweeper-sandbox-runtime-kit-{os.getpid()}-abcd1234"
-    for folder in (killed, running):
+    killed_child = tmp_path / f"minesweeper-sandbox-{int(ended.stdout)}-abcd1234"  # one child's output
+    running_child = tmp_path / f"minesweeper-sandbox-{os.getpid()}-abcd1234"
+    not_ours = tmp_path / "minesweeper-sandbox-notes"
+    for folder in (killed, running, killed_child, running_child, not_ours):
         (folder / "kit").mkdir(parents=True)
         (folder / "child.py").write_text("")
     done = subprocess.run([sys.executable, "-c", RUNTIME_USER], capture_output=True, text=True, timeout=120,
@@ -238,7 +241,9 @@ def test_the_runtime_folder_goes_when_the_grader_exits(no_survivors, tmp_path):
     assert folder.parent == tmp_path and folder.name.startswith("minesweeper-sandbox-runtime-plain-"), done.stdout
     assert not folder.exists(), f"{folder} was left behind"
     assert not killed.exists(), "the folder of a process that ended without removing it was kept"
-    assert running.is_dir(), "the folder of a running process was removed"
+    assert not killed_child.exists(), "a child's folder of a process that ended without removing it was kept"
+    assert running.is_dir() and running_child.is_dir(), "the folder of a running process was removed"
+    assert not_ours.is_dir(), "a folder whose name names no process was removed"
 
 
 def test_the_absolute_wall_clock_guard_stops_a_call_that_trickles(no_survivors):
