@@ -142,7 +142,11 @@ class Sandbox:
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> Sandbox:
-        self.start()
+        try:
+            self.start()
+        except BaseException:  # no __exit__ follows a failed __enter__: the folder must go now
+            self.close()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -246,6 +246,27 @@ def test_the_runtime_folder_goes_when_the_grader_exits(no_survivors, tmp_path):
     assert not_ours.is_dir(), "a folder whose name names no process was removed"
 
 
+FAILED_LOAD = """
+import os, tempfile
+from minesweeper_kit.sandbox import LoadError, Sandbox
+try:
+    with Sandbox("raise ValueError('no')\\n"):
+        pass
+except LoadError:
+    pass
+print(sorted(n for n in os.listdir(tempfile.gettempdir()) if "runtime" not in n))
+"""
+
+
+def test_a_sandbox_that_fails_to_start_in_a_with_block_leaves_no_folder(no_survivors, tmp_path):
+    """Python calls no ``__exit__`` when ``__enter__`` raises: a sandbox whose source does not load
+    must remove its folder there, or a long grading process fills the temporary folder."""
+    done = subprocess.run([sys.executable, "-c", FAILED_LOAD], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "[]", done.stdout
+
+
 def test_the_absolute_wall_clock_guard_stops_a_call_that_trickles(no_survivors):
     # a little CPU now and then keeps the idle guard quiet; the absolute guard still stops it
     source = "import time\ndef trickle():\n    while True:\n        sum(range(200000))\n        time.sleep(0.2)\n"
