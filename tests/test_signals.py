@@ -200,11 +200,9 @@ def sandbox_children(run: Run) -> set[Process]:
     return {p for p in marked(run.mark) if "/sandbox/runtime/child.py" in command(p[0])}
 
 
-@pytest.mark.parametrize("number", SIGNALS, ids=_named)
-def test_a_batch_stops_with_every_worker_and_sandbox(tmp_path, start, number):
-    """`autograder grade -j 2` in the middle of grading (a submission takes a minute, eight wait): the
-    signal ends it with 128 + the signal's number and one line, no worker or sandbox is left, and
-    no student is given the result of an interrupted grading, and every temporary folder is removed."""
+def start_sleeping_batch(tmp_path: Path, start: Callable[..., Run]) -> tuple[Run, Path]:
+    """`autograder grade -j 2` of eight submissions that sleep in every test, its temporary folder
+    a fresh one: the run, and that folder."""
     for student in "abcdefgh":
         (tmp_path / "submitted" / student).mkdir(parents=True)
         (tmp_path / "submitted" / student / "lab.py").write_text(SLEEPING_GAME)
@@ -213,6 +211,15 @@ def test_a_batch_stops_with_every_worker_and_sandbox(tmp_path, start, number):
     run = start([sys.executable, "-m", "autograder.cli", "grade", "--assignment", "hypermines",
                  str(tmp_path / "submitted"), "--results-dir", str(tmp_path / "results"), "-j", "2", "--no-progress"],
                 env={"TMPDIR": str(scratch)})
+    return run, scratch
+
+
+@pytest.mark.parametrize("number", SIGNALS, ids=_named)
+def test_a_batch_stops_with_every_worker_and_sandbox(tmp_path, start, number):
+    """`autograder grade -j 2` in the middle of grading (a submission takes a minute, eight wait): the
+    signal ends it with 128 + the signal's number and one line, no worker or sandbox is left, and
+    no student is given the result of an interrupted grading, and every temporary folder is removed."""
+    run, scratch = start_sleeping_batch(tmp_path, start)
     wait_for(lambda: len(sandbox_children(run)) >= 2 or run.process.poll() is not None, "two sandboxes grading")
     assert run.process.poll() is None, run.text()[-3000:]
     code = run.stop(number)
@@ -227,14 +234,7 @@ def test_a_worker_killed_outright_leaves_no_folder_behind(tmp_path, start):
     """A pool worker killed with SIGKILL cannot remove its sandbox's folder or the children's code it
     built; bubblewrap ends that sandbox with it, and the batch removes what it left once its own
     workers are gone."""
-    for student in "abcdefgh":
-        (tmp_path / "submitted" / student).mkdir(parents=True)
-        (tmp_path / "submitted" / student / "lab.py").write_text(SLEEPING_GAME)
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
-    run = start([sys.executable, "-m", "autograder.cli", "grade", "--assignment", "hypermines",
-                 str(tmp_path / "submitted"), "--results-dir", str(tmp_path / "results"), "-j", "2", "--no-progress"],
-                env={"TMPDIR": str(scratch)})
+    run, scratch = start_sleeping_batch(tmp_path, start)
     children = wait_for(lambda: sandbox_children(run) or run.process.poll() is not None, "a sandbox grading")
     assert run.process.poll() is None, run.text()[-3000:]
     table = _table()
