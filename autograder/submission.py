@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .nofollow import LinkInPath, open_nofollow
-from .notebook import CourseCells, cell_labels, notebook_code
+from .notebook import CourseCells, cell_labels, notebook_code, source_too_large
 
 __all__ = ["Submission", "read_submission", "python_syntax_problem", "refused_link", "MAX_FILE_BYTES"]
 
@@ -210,6 +210,10 @@ def read_submission(
             return submission
         submission.sha256 = hashlib.sha256(data).hexdigest()
         if submission.kind == "python":
+            too_large = source_too_large(len(data), path.name)
+            if too_large is not None:
+                submission.problem = too_large
+                return submission
             submission.source = _decode(data, path.name)
             submission.problem = python_syntax_problem(submission.source, path.name)
         else:
