@@ -18,24 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from IPython.core.inputtransformer2 import TransformerManager
 
-__all__ = ["notebook_code", "read_notebook_json", "cell_labels", "CourseCells", "MAX_SOURCE_BYTES", "source_too_large"]
-
-#: The most code the grader parses for one submission: a ``.py`` file, or a notebook's code cells
-#: together. Parsing costs the grader's own memory, up to some 450 bytes per byte of source for the
-#: densest code (one short statement a line), so this keeps one submission's parse near 250 MB. Real
-#: submissions are 10 to 100 KB; a notebook's outputs do not count (the file may be 20 MB).
-MAX_SOURCE_BYTES = 512 * 1024
-
-
-def source_too_large(size: int, what: str) -> str | None:
-    """Why ``size`` bytes of code are not parsed (``what`` names them), or None when they may be."""
-    if size <= MAX_SOURCE_BYTES:
-        return None
-    return (
-        f"{what} is too large to grade: {size // 1024} KB of code, and the grader reads at most "
-        f"{MAX_SOURCE_BYTES // 1024} KB (real answers are far smaller)"
-    )
-
+__all__ = ["notebook_code", "read_notebook_json", "cell_labels", "CourseCells"]
 
 #: Module names whose imports are widget or display plumbing, dropped from notebooks.
 DISPLAY_MODULES = ("ipywidgets", "IPython", "minesweeper_kit.widgets", "anywidget", "matplotlib")
@@ -490,10 +473,6 @@ def notebook_code(
     notebook = read_notebook_json(data)
     reader = _IPythonReader()
     cells = [(number, cell) for number, cell in enumerate(notebook["cells"], start=1) if cell["cell_type"] == "code"]
-    size = sum(len(_cell_source(number, cell).encode("utf-8", "surrogatepass")) for number, cell in cells)
-    too_large = source_too_large(size, "the notebook's code")
-    if too_large is not None:
-        raise ValueError(too_large)
     solutions = [(n, c) for n, c in cells if (c.get("metadata", {}).get("nbgrader") or {}).get("solution") is True]
     added: set[int] = set()
     if solutions and course_cells is not None:
