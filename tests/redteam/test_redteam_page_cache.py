@@ -1,0 +1,265 @@
+"""The page cache carries a note from one sandbox to the next, as root and as an ordinary user.
+
+Every sandbox is shown the same read-only system libraries, and the kernel keeps one page cache for
+the whole machine. A sandbox can write bits there and the next one read them back, with nothing the
+audit hook, the seccomp filter or any namespace looks at, and without timing anything:
+
+* to write, it drops a region of a large library from the cache (``posix_fadvise(DONTNEED)``, which
+  needs only a descriptor open for reading) and then reads one byte of each page whose bit is 1;
+* to read, it asks for each page with ``preadv2(RWF_NOWAIT)``, which fails with ``EAGAIN`` for a
+  page that is not cached instead of reading it from the disk (``cachestat``, since Linux 6.5, says
+  the same for a whole range in one call).
+
+``POSIX_FADV_RANDOM`` keeps the kernel from reading ahead, so one page is one bit. Two tests:
+
+* one sandbox leaves a 64-bit note, the next one (started after the first ended, as the sandboxes of
+  one grade follow one another) reads it back exactly, graded as root and as an ordinary user;
+* the README's promise that "a student's own tests cannot tell a planted bug from a correct
+  implementation but by what it does ... nothing a run leaves behind reaches the next": a test with
+  no expected value at all, which only fails when the implementation under test behaves unlike two
+  implementations that ran before it, is valid and catches the planted bugs that come after the two
+  correct implementations (the order is drawn from the seed; a seed that puts them first is used).
+
+The region each run uses is drawn at random and dropped from the cache before it starts, so the
+tests do not depend on what ran on the machine before them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from autograder import own_tests
+from autograder.assignments import get_assignment
+from redteam_harness import MODES
+from unprivileged import unprivileged_prefix
+
+PAGE = 4096
+#: Below this size a library leaves no room for the own-tests attack's regions.
+LARGE = 32 << 20
+
+#: The sandboxes' side: leave a note in the page cache, and look for one.
+CHANNEL = r'''
+import os
+
+PAGE = 4096
+
+
+def _open(path):
+    fd = os.open(path, os.O_RDONLY)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)  # no readahead: one page read is one page cached
+    return fd
+
+
+def leave(path, base, note, bits):
+    fd = _open(path)
+    os.posix_fadvise(fd, base, bits * PAGE, os.POSIX_FADV_DONTNEED)
+    for bit in range(bits):
+        if note >> bit & 1:
+            os.pread(fd, 1, base + bit * PAGE)
+    os.close(fd)
+    return "ok"
+
+
+def look(path, base, bits):
+    fd = _open(path)
+    note = 0
+    for bit in reversed(range(bits)):
+        try:
+            os.preadv(fd, [bytearray(1)], base + bit * PAGE, os.RWF_NOWAIT)  # EAGAIN: not cached
+            note |= 1 << bit
+        except BlockingIOError:
+            pass
+    os.close(fd)
+    return note
+'''
+
+#: One sandbox leaves the note, a second one, started after the first has ended, looks for it.
+PROGRAM = r'''
+import json, sys
+from minesweeper_kit.sandbox import Sandbox
+
+source, path, base, note = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+with Sandbox(source) as first:
+    left = first.call("leave", path, base, note, 64, timeout=30)
+with Sandbox(source) as second:
+    seen = second.call("look", path, base, 64, timeout=30)
+print(json.dumps({"left": left, "seen": seen}))
+'''
+
+
+def _large_library() -> Path:
+    """A large file every sandbox is shown: the largest system library, else the largest shared
+    object of the Python installation."""
+    found: list[tuple[int, str]] = []
+    for folder in ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"):
+        if os.path.isdir(folder):
+            for entry in os.scandir(folder):
+                if entry.is_file(follow_symlinks=False):
+                    found.append((entry.stat().st_size, entry.path))
+    if not found or max(found)[0] < LARGE:
+        for root, _, names in os.walk(os.path.realpath(sys.prefix)):
+            found += [(os.path.getsize(os.path.join(root, n)), os.path.join(root, n)) for n in names if ".so" in n]
+    size, path = max(found)
+    assert size >= LARGE, f"no file of {LARGE >> 20} MB that every sandbox sees was found; the largest is {path}"
+    return Path(path)
+
+
+def _fresh_region(path: Path, length: int) -> int:
+    """A random page-aligned region of ``path``, dropped from the page cache now."""
+    size = path.stat().st_size
+    base = random.randrange(0, (size - length) // (2 << 20)) * (2 << 20)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, base, length, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+    return base
+
+
+def _run(mode: str) -> tuple[int, dict]:
+    library = _large_library()
+    base = _fresh_region(library, 64 * PAGE)
+    note = secrets.randbits(64) | 1
+    staging = None
+    prefix: list[str] = []
+    if mode == "user":
+        staging = Path(tempfile.mkdtemp(prefix="page-cache-"))
+        os.chmod(staging, 0o755)
+        prefix = unprivileged_prefix(staging)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": "/tmp", "TMPDIR": "/tmp",
+           "PYTHONDONTWRITEBYTECODE": "1", "MINESWEEPER_SANDBOX_TAG": os.environ.get("MINESWEEPER_SANDBOX_TAG", "")}
+    try:
+        done = subprocess.run(prefix + [sys.executable, "-c", PROGRAM, CHANNEL, str(library), str(base), str(note)],
+                              capture_output=True, text=True, timeout=300, cwd="/", env=env)
+    finally:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    return note, json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_no_note_crosses_from_one_sandbox_to_the_next_through_the_page_cache(mode):
+    if os.geteuid() != 0:
+        pytest.fail("this test starts as root: it grades as root and, through setpriv, as an ordinary user")
+    note, found = _run(mode)
+    assert found["left"] == "ok", found
+    assert found["seen"] != note, (
+        f"{mode}: the second sandbox read the first one's 64-bit note {note:#x} back from the page cache"
+    )
+
+
+# ---------------------------------------------------------------------------- the own tests
+#: The student's test.py: one test with no expected value. Each run (one per implementation, each
+#: in a fresh sandbox) takes the first free slot of a counter, reads what the run before it left
+#: (the hashes of what every earlier implementation did), leaves that list with its own hash added,
+#: and fails only where two earlier implementations agreed and this one does not.
+COMPARING = r'''
+import os
+import unittest
+import zlib
+
+import lab
+
+FILE, BASE = {path!r}, {base}
+PAGE, SLOT, REGION, ENTRIES = 4096, 1 << 16, 1 << 22, 16
+
+
+def _open():
+    fd = os.open(FILE, os.O_RDONLY)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+    return fd
+
+
+def _cached(fd, offset):
+    try:
+        os.preadv(fd, [bytearray(1)], offset, os.RWF_NOWAIT)
+        return True
+    except BlockingIOError:
+        return False
+
+
+def _this_run(fd):
+    for run in range(32):
+        if not _cached(fd, BASE + run * SLOT):
+            os.pread(fd, 1, BASE + run * SLOT)
+            return run
+    raise RuntimeError("no free slot")
+
+
+def _word(fd, start, index):
+    value = 0
+    for bit in reversed(range(32)):
+        if _cached(fd, start + (index * 32 + bit) * PAGE):
+            value |= 1 << bit
+    return value
+
+
+def _read(fd, run):
+    start = BASE + 32 * SLOT + run * REGION
+    count = min(_word(fd, start, 0), ENTRIES)
+    return [_word(fd, start, 1 + i) for i in range(count)]
+
+
+def _write(fd, run, values):
+    start = BASE + 32 * SLOT + run * REGION
+    for index, word in enumerate([len(values)] + values):
+        for bit in range(32):
+            if word >> bit & 1:
+                os.pread(fd, 1, start + (index * 32 + bit) * PAGE)
+
+
+class TestTiny(unittest.TestCase):
+    def test_same_as_the_others(self):
+        seen = []
+        for dimensions, bombs, digs in (([4], [[0]], [[3], [0]]), ([2, 3], [[0, 0]], [[1, 2], [0, 1], [0, 0]]),
+                                        ([2, 2, 2], [[0, 0, 0]], [[1, 1, 1], [1, 1, 0], [0, 0, 0]])):
+            game = lab.HyperMinesGame(dimensions, bombs)
+            for cell in digs:
+                seen += [game.dig(cell), game.state, game.render(), game.render(True)]
+        mine = zlib.crc32(repr(seen).encode())
+        fd = _open()
+        run = _this_run(fd)
+        before = _read(fd, run - 1) if run else []
+        _write(fd, run, (before + [mine])[:ENTRIES])
+        os.close(fd)
+        agreed = [value for value in set(before) if before.count(value) >= 2]
+        if agreed and mine not in agreed:
+            self.fail("this implementation behaves unlike two that came before it")
+'''
+
+
+def test_own_tests_cannot_compare_the_implementations_through_the_page_cache():
+    assignment = get_assignment("hypermines")
+    found = {i.name: i for i in own_tests.implementations(assignment)}
+    wheats = [i for i in found.values() if i.correct][:2]
+    chaffs = [found["zero_rendered_as_0"], found["edge_off_by_one"]]
+    library = wheats + chaffs
+    # the order the grader tries them in is drawn from the seed: one where the wheats come first
+    seed = next(s for s in range(1, 1000) if all(i.correct for i in _order(library, s)[:2]))
+    library_file = _large_library()
+    base = _fresh_region(library_file, 32 * (1 << 16) + len(library) * (1 << 22))
+    tests = own_tests.TestsSource(COMPARING.format(path=str(library_file), base=base), "test.py", ("TestTiny",),
+                                  "test.py")
+    result = own_tests.grade_own_tests(assignment, tests, seed=seed, library=library)
+    [test] = result.tests
+    assert test.passed == dict.fromkeys(test.passed, test.passed[wheats[0].name]) or not test.valid, (
+        f"a test with no expected value told the implementations apart: {test.passed}"
+    )
+    assert result.caught == [], f"planted bugs caught by comparing implementations, not by behaviour: {result.caught}"
+
+
+def _order(library: list[own_tests.Implementation], seed: int) -> list[own_tests.Implementation]:
+    order = list(library)
+    random.Random(seed).shuffle(order)
+    return order
