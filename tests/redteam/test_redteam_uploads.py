@@ -98,3 +98,29 @@ def test_a_notebook_of_many_solution_cells_is_read_in_bounded_time(tmp_path):
         f"(exit status {done.returncode}); {done.stderr[-800:]}"
     )
     assert "too much code" in done.stdout or "could not be read" in done.stdout, done.stdout
+
+
+def test_a_huge_test_py_is_refused_before_parsing_and_the_grader_stays_small(tmp_path):
+    """The 512 KB limit on a ``.py`` file's code is the graded file's: the ``test.py`` beside it is
+    read up to 2 MB (``own_tests.MAX_TEST_FILE``) and parsed in the grader's own process (for the
+    imports to preload, and again for the import rule as each tests' sandbox starts): 2 MB of
+    one-line statements take the grader past 800 MB, where the README keeps reading a submission
+    "within a few hundred MB". The grader's processes must stay under 400 MB, as for a 20 MB
+    ``lab.py`` (``test_redteam_inputs.py``)."""
+    import os
+
+    from redteam_harness import GraderWatch
+
+    folder = tmp_path / "submitted" / "mallory"
+    folder.mkdir(parents=True)
+    (folder / "lab.py").write_text("x = 1\n")
+    line = "x = 1\n"
+    tiny = "\nimport unittest\n\n\nclass TestTiny(unittest.TestCase):\n    def test_one(self):\n        pass\n"
+    (folder / "test.py").write_text(line * ((2 << 20) // len(line) - 20) + tiny)
+    watch = GraderWatch(os.getpid(), include_root=False)
+    done = subprocess.run([sys.executable, "-m", "autograder.cli", "grade", "--assignment", "hypermines",
+                           str(folder.parent), "--results-dir", str(tmp_path / "results"), "--no-progress", "-j", "1",
+                           "--seed", "3"], capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    peak, _ = watch.stop()
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    assert peak < 400, f"a grader process reached {peak:.0f} MB reading a 2 MB test.py"
