@@ -55,3 +55,44 @@ def test_a_bot_that_idles_in_every_move_is_stopped_by_the_wall_clock_budget(tmp_
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
     assert process.returncode == 0, out[-2000:] + err[-2000:]
+
+
+#: A bot that spends its time where the budget does not look: 4 s of CPU time while its file loads
+#: ("loading the bot is not counted"), then it ends its own process at its first move. The game is
+#: lost, the runner is not reusable, and the next game loads the bot again, for free.
+RELOADER = '''
+import os
+import time
+
+end = time.process_time() + 4
+while time.process_time() < end:
+    pass
+
+
+def next_move(view):
+    os._exit(0)
+'''
+
+
+def test_a_bot_that_dies_after_loading_gets_no_free_cpu_time_for_each_game(tmp_path):
+    """Two beginner games and seven on the other boards, with 5 s of CPU time for all of the bot's
+    games (``bot_cpu_seconds``). Each game loads the bot afresh, 4 s of CPU time a time that no budget
+    counts: every one of the 9 games is played (and lost to the crash), about 36 s of CPU time in
+    all; with the default 114 games and the 30 s a load may take, about an hour. Once 5 s are spent,
+    the games left must be lost to the budget without a sandbox: at most two games can have been
+    loaded and lost to the bot's own exit."""
+    import re
+
+    from autograder.assignments import get_assignment
+    from autograder.grading import grade_submission
+    from autograder.submission import read_submission
+
+    bot = tmp_path / "mallory.py"
+    bot.write_text(RELOADER)
+    report = grade_submission(get_assignment("bots"), read_submission("mallory", bot), seed=3,
+                              settings={"bot_games": 2, "bot_cpu_seconds": 5})
+    assert report.status == "graded", report.causes
+    legality = report.tests[0].output
+    found = re.search(r"lost to crash \((\d+)\)", legality)
+    crashed = int(found.group(1)) if found else 0
+    assert crashed <= 2, f"{crashed} games each loaded the bot (4 s of CPU time apiece) under a 5 s budget: {legality}"

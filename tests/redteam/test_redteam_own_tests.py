@@ -31,8 +31,8 @@ import pytest
 from autograder import own_tests
 from autograder.assignments import get_assignment
 from autograder.course import apply_settings
-from autograder.grading import grade_submission
 from autograder.gradescope import run_on_platform
+from autograder.grading import grade_submission
 from autograder.submission import read_submission
 
 HYPERMINES = get_assignment("hypermines")

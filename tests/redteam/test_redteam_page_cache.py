@@ -37,11 +37,11 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from redteam_harness import MODES
+from unprivileged import unprivileged_prefix
 
 from autograder import own_tests
 from autograder.assignments import get_assignment
-from redteam_harness import MODES
-from unprivileged import unprivileged_prefix
 
 PAGE = 4096
 #: Below this size a library leaves no room for the own-tests attack's regions.
