@@ -89,14 +89,14 @@ class Detected:
 def detect(names: Iterable[str], source: str) -> Detected:
     """What ``source``, whose module defines ``names``, is written for."""
     defined = set(names)
+    keys, flags = _keys_and_flags(source)
     for family, wanted in (("class", CLASS_API), ("mice", MICE_FUNCTIONS), ("2016-2017", OLD_FUNCTIONS)):
         found = tuple(name for name in wanted if name in defined)
         if found:
-            return Detected(family, found)
+            return Detected(family, found, keys, flags)
     found = tuple(name for name in FUNCTIONS + RENDERS if name in defined)
     if not found:
         return Detected("", ())
-    keys, flags = _keys_and_flags(source)
     renders = {name for name in RENDERS if name in defined}
     apis = tuple(
         api
@@ -145,6 +145,7 @@ def _keys_and_flags(source: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return (), ()
+    named = _constant_names(tree)
     keys: set[str] = set()
     flags: set[str] = set()
     for node in ast.walk(tree):
@@ -155,8 +156,29 @@ def _keys_and_flags(source: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
             strings = [key for key in node.keys if key is not None]
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
             strings = node.args[:1]
-        keys |= {s.value for s in strings if isinstance(s, ast.Constant) and s.value in KEYS}
+        values = [
+            named.get(s.id) if isinstance(s, ast.Name) else s.value if isinstance(s, ast.Constant) else None
+            for s in strings
+        ]
+        keys |= {v for v in values if v in KEYS}
         if isinstance(node, ast.FunctionDef) and node.name in RENDERS + ("render_nd",):
             arguments = [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
             flags |= {a for a in arguments if a in FLAGS}
     return tuple(k for k in KEYS if k in keys), tuple(f for f in FLAGS if f in flags)
+
+
+def _constant_names(tree: ast.Module) -> dict[str, object]:
+    """Module-level names bound to a constant (``KEY = "visible"``, ``KEY, SHOWN = "mask", True``),
+    so ``game[KEY]`` is read as the key it names."""
+    named: dict[str, object] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            pairs = [(target, node.value)]
+            if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple):
+                pairs = list(zip(target.elts, node.value.elts))
+            for name, value in pairs:
+                if isinstance(name, ast.Name) and isinstance(value, ast.Constant):
+                    named[name.id] = value.value
+    return named

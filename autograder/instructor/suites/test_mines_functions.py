@@ -385,8 +385,8 @@ def test_victory(box, api, seed):
     plays += [("new_game_nd", d, m) for d, m in random_games(seed, "won", 4, 40) if len(m) < int(np.prod(d))]
     for maker, dimensions, mines in plays:
         engine = Game.from_mines(dimensions, mines)
-        name = f"{maker}({dimensions}, {shown(mines)})"
         arguments = (*dimensions, mines) if maker == "new_game_2d" else (dimensions, mines)
+        name = f"{maker}({', '.join(map(str, arguments[:-1]))}, {shown(mines)})"
         game = new_game(box, maker, *arguments, case=name)
         digger = "dig_2d" if maker == "new_game_2d" else "dig_nd"
         safe = [c for c in cells(dimensions) if c not in set(mines)]
