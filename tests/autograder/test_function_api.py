@@ -160,7 +160,7 @@ def test_the_class_api_assignment_names_the_function_api_once(tmp_path):
 def test_check_holds_the_reference_to_full_marks_and_the_starter_to_what_it_earns():
     results = check_assignment(ASSIGNMENTS["mines-fall2022"], seed=2)
     assert [r.ok for r in results] == [True, True, True], [(r.name, r.detail) for r in results]
-    reference, starter, leaks = results
+    reference, starter, _ = results
     assert reference.detail.startswith("24/24")
     assert starter.detail.startswith("8/24") and "test_victory" in starter.detail
 
