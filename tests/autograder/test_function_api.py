@@ -11,6 +11,7 @@ shared chaffs lose the tests their bug touches, in the term whose key is inverte
 from __future__ import annotations
 
 import ast
+import zipfile
 
 import pytest
 
@@ -163,6 +164,19 @@ def test_check_holds_the_reference_to_full_marks_and_the_starter_to_what_it_earn
     reference, starter, _ = results
     assert reference.detail.startswith("24/24")
     assert starter.detail.startswith("8/24") and "test_victory" in starter.detail
+
+
+def test_the_gradescope_export_carries_a_function_api_term(tmp_path):
+    from autograder.gradescope import export
+
+    path = export("mines-fall2023", tmp_path / "autograder.zip")
+    with zipfile.ZipFile(path) as archive:
+        names = set(archive.namelist())
+        run = archive.read("run_autograder").decode()
+    assert "autograder/instructor/suites/test_mines_functions.py" in names
+    assert "autograder/instructor/reference/mines_functions.py" in names
+    assert "autograder/instructor/chaffs/mines_functions.py" in names
+    assert "--assignment mines-fall2023 " in run
 
 
 @pytest.mark.slow
