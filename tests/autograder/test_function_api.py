@@ -202,3 +202,60 @@ def test_each_planted_bug_loses_the_tests_its_bug_touches(tmp_path):
         assert not lost, f"{chaff.name} lost points its bug does not touch: {lost}"
         first = outcome[chaff.loses[0]].output
         assert all(text in first for text in chaff.says), (chaff.name, first)
+
+
+#: A term's test.py as a student leaves it: the course's own tests (here one that reads the term's
+#: data files, which the grader never has) and three tests of the student's, one per dimension
+#: count the handouts suggest, each digging twice with different results.
+STUDENT_TESTS = '''
+import os
+import pickle
+import lab
+import pytest
+
+TEST_DIRECTORY = os.path.dirname(__file__)
+
+
+def test_newlargegame():
+    with open(os.path.join(TEST_DIRECTORY, "test_outputs", "test2d_newlargegame.pickle"), "rb") as f:
+        expected = pickle.load(f)
+    assert expected
+
+
+def test_my_1d_game():
+    game = lab.new_game_nd((5,), [(0,)])
+    assert lab.dig_nd(game, (4,)) == 4
+    assert game["state"] == "victory"
+    assert lab.dig_nd(game, (0,)) == 0
+
+
+def test_my_2d_game():
+    game = lab.new_game_2d(2, 2, [(0, 0)])
+    assert lab.dig_2d(game, 1, 1) == 1
+    assert lab.dig_2d(game, 0, 0) == 1
+    assert game["state"] == "defeat"
+
+
+def test_my_3d_game():
+    game = lab.new_game_nd((2, 2, 3), [(0, 0, 0)])
+    assert lab.dig_nd(game, (0, 0, 1)) == 1
+    assert lab.dig_nd(game, (1, 1, 2)) == 7
+    assert lab.render_nd(game)[0][0] == ["_", "1", " "]
+'''
+
+
+def test_students_own_tests_beside_a_function_api_lab_are_graded(tmp_path):
+    from autograder.own_tests import grade_own_tests, tests_source
+
+    (tmp_path / "lab.py").write_text(student_file("mines-fall2023"))
+    (tmp_path / "test.py").write_text(STUDENT_TESTS)
+    assignment = get_assignment("mines-fall2023")
+    tests = tests_source(assignment, "", tmp_path / "lab.py")
+    assert tests is not None and tests.origin == "test.py" and "test_newlargegame" in tests.skip
+    result = grade_own_tests(assignment, tests, seed=3)
+    assert [t.name for t in result.tests] == ["test_my_1d_game", "test_my_2d_game", "test_my_3d_game"], result.problem
+    assert all(t.valid for t in result.tests), [(t.name, t.failure) for t in result.tests]
+    assert result.unmet == [], result.unmet
+    caught = set(result.caught)
+    assert {"victory_needs_mines_shown", "flood_skips_border_numbers", "render_ignores_the_key"} <= caught, caught
+    assert "dimensions_as_a_list" not in caught and "text_ends_with_a_newline" not in caught
