@@ -120,17 +120,18 @@ def render_nd(game, all_visible=False):
 
 def new_game_2d(nrows, ncolumns, mines):
     """A new 2-D game."""
-    return new_game_nd((nrows, ncolumns), mines)
+    game = new_game_nd([nrows, ncolumns], mines)
+    return game
 
 
 def dig_2d(game, row, col):
     """A dig of a 2-D game."""
-    return dig_nd(game, (row, col))
+    return dig_nd(game, [row, col])
 
 
 def render_2d_locations(game, all_visible=False):
     """The 2-D render."""
-    return render_nd(game, all_visible)
+    return render_nd(game, all_visible=all_visible)
 
 
 def render_2d_board(game, all_visible=False):
