@@ -372,8 +372,8 @@ ASSIGNMENTS: dict[str, Assignment] = {
 #: for annotations. Their test.py raises the recursion limit to 20000 before importing lab.py:
 #: the sandbox does the same, so a recursive flood that passed the term's tests passes here.
 FUNCTION_API_IMPORTS = frozenset({"doctest", "typing", "__future__"})
-#: The hidden tests of the function-API suite that the handouts' unfinished lab.py passes: its 2-D
-#: game comes written, its render functions do not (the suite's tests that render nothing).
+#: The hidden tests of the function-API suite that its starter passes (the reference with its
+#: render functions unwritten, ``references.starter_submission``): the tests that render nothing.
 FUNCTION_API_STARTER_EARNS = (
     "test_new_small_6d",
     "test_new_large_4d",

@@ -2,9 +2,10 @@
 
 Three checks: the instructor's reference solution scores full marks well inside the time
 budget; the starter (release) version scores what it earns without crashing anything (0 for a
-notebook step; for a function-API term, whose handout gives the 2-D game written, exactly the
-tests that need nothing else: ``Assignment.starter_earns``); the release notebook (where there is
-one) and the feedback files contain no hidden-test code and no solution code.
+notebook step; for a function-API term, whose starter is the reference with its renders
+unwritten, exactly the tests that render nothing: ``Assignment.starter_earns``); the release
+notebook (where there is one) and the feedback files contain no hidden-test code and no solution
+code.
 """
 
 from __future__ import annotations

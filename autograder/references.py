@@ -7,8 +7,9 @@ and the grading of students' own tests runs their tests against the reference.
 
 The function-API assignments (one per term of MIT's later Mines labs) share one reference,
 written for the newest API; each term's is that text with the term's names put in
-(:func:`for_function_api`). Having no notebook, their starter is that reference unfinished, as
-the handouts give it: every render function raising ``NotImplementedError``.
+(:func:`for_function_api`). Having no notebook, their starter is that reference unfinished: its
+render functions raising ``NotImplementedError``, as a student who has written the game but not
+yet the renders hands it in.
 """
 
 from __future__ import annotations
