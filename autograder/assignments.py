@@ -164,6 +164,9 @@ class Assignment:
     names: tuple[str, ...]  #: what the student defines
     allowed_imports: frozenset[str] | None = None
     time_limit: float = 100.0  #: whole-submission budget, CPU seconds
+    #: whole-submission budget of wall-clock seconds for the hidden tests; None: derived from the
+    #: CPU budget (:meth:`wall_budget`)
+    wall_limit: float | None = None
     test_time_limit: float = 30.0  #: default per-test limit, CPU seconds
     #: every per-test limit is at least this many times the reference solution's CPU time
     limit_factor: float = 10.0
@@ -244,6 +247,16 @@ class Assignment:
             f"each test's limit is at least {self.limit_factor:g} times the CPU time the reference "
             "solution needs for it"
         )
+
+    def wall_budget(self, cpu_budget: float | None = None) -> float:
+        """The wall-clock seconds the hidden tests of one submission may take in all: the course's
+        ``wall_limit``, else 5 times the CPU budget plus 60 s. Generous for honest code, which
+        spends close to its CPU time, even on a machine so busy it gets a fifth of a core; it bounds
+        code that sleeps or blocks in every call, which the per-call guards allow one call at a
+        time (5 s idle each, and 1,700 calls in a HyperMines grade)."""
+        if self.wall_limit is not None:
+            return self.wall_limit
+        return 5 * (cpu_budget if cpu_budget is not None else self.time_limit) + 60
 
     def limits(self, memory_mb: int | None = None) -> Limits:
         """The sandbox limits of one submission: the assignment's memory (or ``memory_mb``) and a

@@ -129,6 +129,13 @@ def _add_grade(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="cap on every test's own limit, in CPU seconds (default: the suite's limits)",
     )
     grade.add_argument(
+        "--wall-limit",
+        type=_positive,
+        metavar="SECONDS",
+        help="whole-submission budget of wall-clock seconds for the hidden tests, against code that sleeps or "
+        "blocks in every call (default: the course's wall_limit, else 5 times the CPU budget plus 60 s)",
+    )
+    grade.add_argument(
         "-j",
         "--jobs",
         type=int,
@@ -321,6 +328,8 @@ def _grade(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise ValueError(f"-j must be at least 1, got {args.jobs}")
     course = _course(args)
+    if args.wall_limit is not None:
+        course = course.with_setting(args.assignment, "wall_limit", args.wall_limit)
     try:
         result = grade_batch(
             args.assignment,
