@@ -456,17 +456,22 @@ def _class_tournament(args: argparse.Namespace, seed: int) -> None:
 def _list(args: argparse.Namespace) -> int:
     from .grading import list_tests
 
+    listed: dict[str, str] = {}  # a suite already listed -> the assignment it was listed for
     for assignment in ASSIGNMENTS.values():
         if args.assignment and assignment.id != args.assignment:
             continue
-        print(
-            f"{assignment.id}: {assignment.title} (notebook {assignment.notebook}, budget {assignment.time_limit:g} s)"
-        )
+        handed_in = f"notebook {assignment.notebook}" if assignment.notebook else assignment.handed_in
+        print(f"{assignment.id}: {assignment.title} ({handed_in}, budget {assignment.time_limit:g} s)")
         try:
             tests = list_tests(assignment)
         except (InstructorMaterialMissing, RuntimeError) as error:
             print(f"  (tests unavailable: {str(error).splitlines()[0]})")
             continue
+        suite = str(assignment.suite_path)
+        if suite in listed:
+            print(f"  {sum(t.max_score for t in tests):>4g}  total: the tests of {listed[suite]}, for this API")
+            continue
+        listed[suite] = assignment.id
         for test in tests:
             print(f"  {test.max_score:>4g}  {test.name}")
         print(f"  {sum(t.max_score for t in tests):>4g}  total")

@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from minesweeper_kit.formats.mit6009 import FunctionAPI
 from minesweeper_kit.sandbox import (
     IsolationUnavailable,
     Sandbox,
@@ -33,6 +34,7 @@ from minesweeper_kit.sandbox import (
     TimeLimitExceeded,
 )
 
+from .api_detection import OtherAPI, other_api
 from .assignments import Assignment, InstructorMaterialMissing, instructor_dir, originals_dir
 from .misconceptions import misconception_for
 from .statuses import GRADED, NOT_GRADED, NOT_SUBMITTED
@@ -200,6 +202,9 @@ class _GradingPlugin:
                 self.sandbox.set_window(self.test_limit or None)
                 self.sandbox.set_deadline(self.wall_left())
                 self.sandbox.start()
+                other = other_api(self.assignment, self.sandbox.names, self.submission.source)
+                if other is not None:  # one message, not every test's "does not define ..."
+                    raise OtherAPI(other)
             except SandboxError as error:
                 self.load_error = error
                 raise
@@ -207,6 +212,12 @@ class _GradingPlugin:
                 self.unavailable = error
                 raise
         return self.sandbox
+
+    @pytest.fixture(scope="session")
+    def api(self) -> FunctionAPI | None:
+        """The function API the assignment grades (None for a notebook step): the suite the
+        function-API terms share reads which one it grades."""
+        return self.assignment.function_api()
 
     @pytest.fixture(scope="session")
     def seed(self) -> int:
