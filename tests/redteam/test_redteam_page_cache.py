@@ -61,25 +61,31 @@ def _open(path):
 
 
 def leave(path, base, note, bits):
-    fd = _open(path)
-    os.posix_fadvise(fd, base, bits * PAGE, os.POSIX_FADV_DONTNEED)
-    for bit in range(bits):
-        if note >> bit & 1:
-            os.pread(fd, 1, base + bit * PAGE)
-    os.close(fd)
+    try:
+        fd = _open(path)
+        os.posix_fadvise(fd, base, bits * PAGE, os.POSIX_FADV_DONTNEED)
+        for bit in range(bits):
+            if note >> bit & 1:
+                os.pread(fd, 1, base + bit * PAGE)
+        os.close(fd)
+    except OSError as error:  # refused: the channel is closed at its start
+        return type(error).__name__
     return "ok"
 
 
 def look(path, base, bits):
-    fd = _open(path)
     note = 0
-    for bit in reversed(range(bits)):
-        try:
-            os.preadv(fd, [bytearray(1)], base + bit * PAGE, os.RWF_NOWAIT)  # EAGAIN: not cached
-            note |= 1 << bit
-        except BlockingIOError:
-            pass
-    os.close(fd)
+    try:
+        fd = _open(path)
+        for bit in reversed(range(bits)):
+            try:
+                os.preadv(fd, [bytearray(1)], base + bit * PAGE, os.RWF_NOWAIT)  # EAGAIN: not cached
+                note |= 1 << bit
+            except BlockingIOError:
+                pass
+        os.close(fd)
+    except OSError as error:  # refused: nothing can be read back
+        return type(error).__name__
     return note
 '''
 
@@ -153,7 +159,6 @@ def test_no_note_crosses_from_one_sandbox_to_the_next_through_the_page_cache(mod
     if os.geteuid() != 0:
         pytest.fail("this test starts as root: it grades as root and, through setpriv, as an ordinary user")
     note, found = _run(mode)
-    assert found["left"] == "ok", found
     assert found["seen"] != note, (
         f"{mode}: the second sandbox read the first one's 64-bit note {note:#x} back from the page cache"
     )
