@@ -5,8 +5,9 @@ the grader reading it for hours.
   ``submitted`` is taken for an nbgrader course whose ``submitted/`` is a link, which stops a batch
   "with a message (the course is the instructor's)". On Gradescope the upload is the student's: the
   run ends with a traceback, exit status 1 and no ``results.json``, so the student's code, which
-  scores 0, gets no score at all (the README: "Gradescope always gets a results.json" for a
-  student's fault, and an upload holding a link is "graded 0 naming the link").
+  scores 0, gets no score at all. The README: everything a student hands in "can fail only that
+  student's tests, never make the grader raise or turn a grade into 'not graded'", and on
+  Gradescope "an upload holding a link ... is graded 0 naming the link".
 * A notebook of many code cells marked as solutions is read in time that grows with the square of
   their number (every cell is looked for among the solutions with a linear scan), before any limit
   on the code applies: 20,000 empty cells (1.3 MB) cost the grader some 17 s of CPU time, a 20 MB
