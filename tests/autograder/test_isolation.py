@@ -215,10 +215,11 @@ def test_grading_as_an_ordinary_user_no_user_namespace_can_be_made(no_survivors)
     _expected_userns_outcome(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-def _run_filter(program: bytes, nr: int, arch: int, arg0: int = 0) -> int:
+def _run_filter(program: bytes, nr: int, arch: int, arg0: int = 0, **more: int) -> int:
     """What the classic BPF ``program`` returns for one system call (a minimal interpreter of the
-    instructions the filter uses)."""
-    data = struct.pack("=iIQ6Q", nr, arch, 0, arg0, 0, 0, 0, 0, 0)
+    instructions the filter uses); ``more`` gives other arguments by position (``arg2=...``)."""
+    args = [arg0] + [more.get(f"arg{i}", 0) for i in range(1, 6)]
+    data = struct.pack("=iIQ6Q", nr, arch, 0, *args)
     code = [struct.unpack_from("=HBBI", program, offset) for offset in range(0, len(program), 8)]
     accumulator, pc = 0, 0
     while True:
@@ -247,10 +248,12 @@ def test_the_seccomp_program_refuses_new_processes_and_user_namespaces(machine):
     }[machine]
     # add_key, request_key, keyctl, ptrace, process_vm_readv, process_vm_writev, kcmp, pidfd_getfd,
     # io_uring_setup: numbers from each architecture's system call table
+    # perf_event_open, fadvise64, readahead, mincore, cachestat: the same
     refused = {
-        "x86_64": (248, 249, 250, 101, 310, 311, 312, 438, 425),
-        "aarch64": (217, 218, 219, 117, 270, 271, 272, 438, 425),
+        "x86_64": (248, 249, 250, 101, 310, 311, 312, 438, 425, 298, 221, 187, 27, 451),
+        "aarch64": (217, 218, 219, 117, 270, 271, 272, 438, 425, 241, 223, 213, 232, 451),
     }[machine]
+    (preadv2, pwritev2), madvise = {"x86_64": ((327, 328), 28), "aarch64": ((286, 287), 233)}[machine]
     program = seccomp.program(machine)
     assert len(program) % 8 == 0
     thread_flags = 0x003D0F00  # what glibc's pthread_create passes to clone
@@ -272,6 +275,12 @@ def test_the_seccomp_program_refuses_new_processes_and_user_namespaces(machine):
     }
     for (nr, flags), expected in cases.items():
         assert _run_filter(program, nr, arch, flags) == expected, (nr, hex(flags))
+    for call in (preadv2, pwritev2):  # RWF_NOWAIT asks whether a page is cached, without reading it
+        assert _run_filter(program, call, arch, 3, arg5=seccomp.RWF_NOWAIT) == eperm
+        assert _run_filter(program, call, arch, 3, arg5=seccomp.RWF_NOWAIT | 0x1) == eperm
+        assert _run_filter(program, call, arch, 3, arg5=0x1) == allow  # RWF_HIPRI: an ordinary read
+    for advice, expected in ((seccomp.MADV_COLD, eperm), (seccomp.MADV_PAGEOUT, eperm), (4, allow), (8, allow)):
+        assert _run_filter(program, madvise, arch, 0, arg2=advice) == expected, advice  # DONTNEED, FREE pass
     assert _run_filter(program, unshare, 0x40000003, seccomp.CLONE_NEWUSER) == enosys  # i386 through int 0x80
     if machine == "x86_64":
         assert _run_filter(program, 0x40000000 | unshare, arch, seccomp.CLONE_NEWUSER) == enosys  # x32
