@@ -17,6 +17,13 @@ its workers, and every process tears its fixtures down, so the servers, kernels,
 sandboxes they started end with the run. A worker whose controller ends however it ends gets
 SIGTERM from the kernel, and so does JupyterLab when its worker ends (tests/browser/support.py).
 `make test` starts pytest with `exec`, so the SIGTERM make passes on to its recipe reaches pytest.
+
+This is the suite's only conftest.py. The fixtures of a folder live in a plugin module beside its
+tests (``pytest_plugins`` below), loaded from here for every run: pytest 9.1 loses the fixtures of a
+subfolder's conftest.py when the command line names a file of the parent folder between two files
+of the subfolder, so a list of files that ran alone failed at set-up in a larger list. Loaded here,
+every fixture is found wherever its test lives and whatever else the command line names
+(tests/test_subsets.py).
 """
 
 from __future__ import annotations
@@ -24,12 +31,22 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 from pathlib import Path
 
 import pytest
 
-from browser.support import CHROMIUM, CHROMIUM_ARGS, Lab, Notebook, open_notebook
-from minesweeper_kit.shutdown import die_with_parent, stop_on_sigterm
+TESTS = Path(__file__).resolve().parent
+# The folders whose helpers are imported by name (grader_testkit, notebook_tools, redteam_harness).
+for _folder in ("autograder", "notebooks", "redteam"):
+    if str(TESTS / _folder) not in sys.path:
+        sys.path.insert(0, str(TESTS / _folder))
+
+# The fixtures of tests/autograder, tests/notebooks and tests/redteam.
+pytest_plugins = ["grader_fixtures", "notebook_fixtures", "redteam_fixtures"]
+
+from browser.support import CHROMIUM, CHROMIUM_ARGS, Lab, Notebook, open_notebook  # noqa: E402
+from minesweeper_kit.shutdown import die_with_parent, stop_on_sigterm  # noqa: E402
 
 
 # Session fixtures costly enough that all their users must share one worker, and the group they form.
