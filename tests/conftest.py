@@ -30,8 +30,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -46,6 +48,8 @@ for _folder in ("autograder", "notebooks", "redteam"):
 pytest_plugins = ["grader_fixtures", "notebook_fixtures", "redteam_fixtures"]
 
 from browser.support import CHROMIUM, CHROMIUM_ARGS, Lab, Notebook, open_notebook  # noqa: E402
+from group_scheduling import GroupScheduling  # noqa: E402
+from memory_bound import NOTES_VARIABLE, MemoryWatch, bound_from_environment, release_frames  # noqa: E402
 from minesweeper_kit.shutdown import die_with_parent, stop_on_sigterm  # noqa: E402
 
 
@@ -63,20 +67,97 @@ LONG_GROUPS = ("browser", "nbgrader", "tests/notebooks/test_workspace.py", "muta
 
 # The process ids of this run's pytest-xdist workers, on the controller (empty elsewhere).
 WORKERS: set[int] = set()
+# The memory bound of this process, if it runs tests (memory_bound.py).
+MEMORY: MemoryWatch | None = None
 
 
 def pytest_configure(config):
+    global MEMORY
     if hasattr(config, "workerinput"):  # a pytest-xdist worker
         stop_on_sigterm(before=_finish_teardown)
         die_with_parent(os.getppid())
+        MEMORY = MemoryWatch(bound_from_environment(), config.workerinput["workerid"])
     else:
         stop_on_sigterm(before=_stop_workers)
+        if config.getoption("dist", "no") == "no":  # this process runs the tests
+            MEMORY = MemoryWatch(bound_from_environment())
+        else:  # the controller: where its workers leave a note on the test whose memory ended them
+            os.environ[NOTES_VARIABLE] = tempfile.mkdtemp(prefix="pytest-notes-")
+    if MEMORY is not None:
+        MEMORY.start()
+
+
+def pytest_unconfigure(config):
+    if MEMORY is not None:
+        MEMORY.stop()
+    if not hasattr(config, "workerinput") and NOTES_VARIABLE in os.environ:
+        shutil.rmtree(os.environ.pop(NOTES_VARIABLE), ignore_errors=True)
+
+
+def _memory_phase():
+    """The body of a wrapper around a test's set-up, call or teardown: while it runs, a memory
+    failure may be raised in it (memory_bound.py)."""
+    if MEMORY is None:
+        return (yield)
+    MEMORY.phase(True)
+    try:
+        return (yield)
+    finally:
+        MEMORY.phase(False)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item, nextitem):
+    if MEMORY is None:
+        return (yield)
+    MEMORY.begin(item.nodeid)
+    try:
+        return (yield)
+    finally:
+        MEMORY.end()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_setup(item):
+    return (yield from _memory_phase())
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_call(item):
+    return (yield from _memory_phase())
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_teardown(item, nextitem):
+    return (yield from _memory_phase())
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if call.excinfo is not None:
+        release_frames(call.excinfo.value)
+    return report
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_handlecrashitem(crashitem, report, sched):
+    """A worker that a test's memory ended left a note saying so: add it to the crash report."""
+    note = Path(os.environ.get(NOTES_VARIABLE, "/nonexistent"), f"{report.node.gateway.id}.txt")
+    if note.is_file():
+        report.longrepr = f"{report.longrepr}\n{note.read_text(encoding='utf-8').strip()}"
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_newgateway(gateway):
     # execnet's own record of the worker, which pytest-xdist reads too: there is no public one
     WORKERS.add(gateway._rinfo().pid)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup`` by a scheduler whose run ends when a worker crashes (group_scheduling.py)."""
+    return GroupScheduling(config, log) if config.getvalue("dist") == "loadgroup" else None
 
 
 def _stop_workers() -> None:
