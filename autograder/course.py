@@ -97,12 +97,14 @@ class Course:
         return lines
 
 
-def find_course_file(explicit: Path | None, *places: Path | None) -> Path | None:
-    """The course file to use: the one named, else ``course.toml`` in the current folder, else in
-    one of ``places`` (an nbgrader course's root); None when there is none."""
+def find_course_file(explicit: Path | None, *places: Path | None, here: Path | None = None) -> Path | None:
+    """The course file to use: the one named, else ``course.toml`` in ``here`` (the current folder,
+    when the caller has checked it is the instructor's), else in one of ``places`` (an nbgrader
+    course's root); None when there is none. Only the instructor's folders are ever asked: the
+    caller never passes a folder a student handed in."""
     if explicit is not None:
         return Path(explicit)
-    for folder in (Path.cwd(), *places):
+    for folder in (here, *places):
         if folder is not None and (Path(folder) / FILE_NAME).is_file():
             return Path(folder) / FILE_NAME
     return None
