@@ -56,6 +56,10 @@ from minesweeper_kit.shutdown import die_with_parent, stop_on_sigterm  # noqa: E
 # Session fixtures costly enough that all their users must share one worker, and the group they form.
 SHARED_SERVERS = {"lab": "browser", "browser": "browser", "page": "browser", "notebook": "browser",
                   "course": "nbgrader", "stage": "redteam"}
+# The marker a test gets from a fixture it uses, beside any its file gives it: `make check` leaves
+# out the tests marked browser, nbgrader, venv or slow.
+MARKED_BY_FIXTURE = {"lab": "browser", "browser": "browser", "page": "browser", "notebook": "browser",
+                     "course": "nbgrader", "release_folder": "nbgrader"}
 # Groups known to take minutes, started first (longest first, as measured with --durations); the
 # rest follow in file order.
 LONG_GROUPS = ("browser", "nbgrader", "tests/notebooks/test_workspace.py", "mutants-flood-fill", "redteam",
@@ -192,8 +196,11 @@ def shared_groups(items: list[pytest.Item]) -> dict[str, str]:
     return {group: find(group) for group in joined}
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups into the node ids
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups, and before -m selects
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        for marker in sorted({MARKED_BY_FIXTURE[f] for f in getattr(item, "fixturenames", ()) if f in MARKED_BY_FIXTURE}):
+            item.add_marker(marker)
     # The workers collect (and pytest-xdist names each test by its group there); on a worker, the
     # option "dist" reads "no" and "loadgroup" says what was asked.
     if config.getoption("dist", "no") == "no" and not getattr(config.option, "loadgroup", False):

@@ -20,6 +20,8 @@ from minesweeper_kit import workspace as ws
 from browser.support import run_coroutine
 from notebook_tools import NOTEBOOKS, Lab, nbgrader_meta
 
+pytestmark = pytest.mark.nbgrader
+
 WARNINGS = ("without encryption", "No nbgrader_config.py")
 
 
