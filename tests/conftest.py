@@ -60,6 +60,13 @@ SHARED_SERVERS = {"lab": "browser", "browser": "browser", "page": "browser", "no
 # out the tests marked browser, nbgrader, venv or slow.
 MARKED_BY_FIXTURE = {"lab": "browser", "browser": "browser", "page": "browser", "notebook": "browser",
                      "course": "nbgrader", "release_folder": "nbgrader"}
+# Files (or folders) whose tests share a set-up of a minute or more, or each start whole runs,
+# servers or batches: `slow` for every test in them, so `make check` leaves them out. Kept here, in
+# one list, rather than in each file.
+SLOW_FILES = ("tests/redteam/", "tests/test_signals.py", "tests/test_lab.py", "tests/test_run_ends.py",
+              "tests/autograder/test_not_graded.py", "tests/autograder/test_course_cycle.py",
+              "tests/autograder/test_hostile.py", "tests/autograder/test_dask.py",
+              "tests/autograder/test_misconceptions.py")
 # Groups known to take minutes, started first (longest first, as measured with --durations); the
 # rest follow in file order.
 LONG_GROUPS = ("browser", "nbgrader", "tests/notebooks/test_workspace.py", "mutants-flood-fill", "redteam",
@@ -69,8 +76,8 @@ LONG_GROUPS = ("browser", "nbgrader", "tests/notebooks/test_workspace.py", "muta
                "tests/autograder/test_hostile.py", "tests/autograder/test_nbgrader_course.py")
 
 
-# The process ids of this run's pytest-xdist workers, on the controller (empty elsewhere).
-WORKERS: set[int] = set()
+# The process ids of this run's pytest-xdist workers by their names (gw0...), on the controller.
+WORKERS: dict[str, int] = {}
 # The memory bound of this process, if it runs tests (memory_bound.py).
 MEMORY: MemoryWatch | None = None
 
@@ -80,7 +87,7 @@ def pytest_configure(config):
     if hasattr(config, "workerinput"):  # a pytest-xdist worker
         stop_on_sigterm(before=_finish_teardown)
         die_with_parent(os.getppid())
-        MEMORY = MemoryWatch(bound_from_environment(), config.workerinput["workerid"])
+        MEMORY = MemoryWatch(bound_from_environment())
     else:
         stop_on_sigterm(before=_stop_workers)
         if config.getoption("dist", "no") == "no":  # this process runs the tests
@@ -147,7 +154,7 @@ def pytest_runtest_makereport(item, call):
 @pytest.hookimpl(optionalhook=True)
 def pytest_handlecrashitem(crashitem, report, sched):
     """A worker that a test's memory ended left a note saying so: add it to the crash report."""
-    note = Path(os.environ.get(NOTES_VARIABLE, "/nonexistent"), f"{report.node.gateway.id}.txt")
+    note = Path(os.environ.get(NOTES_VARIABLE, "/nonexistent"), f"{WORKERS.get(report.node.gateway.id)}.txt")
     if note.is_file():
         report.longrepr = f"{report.longrepr}\n{note.read_text(encoding='utf-8').strip()}"
 
@@ -155,7 +162,7 @@ def pytest_handlecrashitem(crashitem, report, sched):
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_newgateway(gateway):
     # execnet's own record of the worker, which pytest-xdist reads too: there is no public one
-    WORKERS.add(gateway._rinfo().pid)
+    WORKERS[gateway.id] = gateway._rinfo().pid
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -167,7 +174,7 @@ def pytest_xdist_make_scheduler(config, log):
 def _stop_workers() -> None:
     """Pass SIGTERM on to the workers still running as this process's children: each tears its
     fixtures down at once, as on Ctrl+C, rather than when the controller's shutdown reaches it."""
-    for pid in WORKERS:
+    for pid in WORKERS.values():
         with contextlib.suppress(OSError, ValueError, IndexError):
             if int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]) == os.getpid():
                 os.kill(pid, signal.SIGTERM)
@@ -201,6 +208,8 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         for marker in sorted({MARKED_BY_FIXTURE[f] for f in getattr(item, "fixturenames", ()) if f in MARKED_BY_FIXTURE}):
             item.add_marker(marker)
+        if item.nodeid.startswith(SLOW_FILES):
+            item.add_marker("slow")
     # The workers collect (and pytest-xdist names each test by its group there); on a worker, the
     # option "dist" reads "no" and "loadgroup" says what was asked.
     if config.getoption("dist", "no") == "no" and not getattr(config.option, "loadgroup", False):

@@ -1,18 +1,21 @@
 """Each test process's memory bound: a runaway test fails alone, with its name and the memory it
 reached, and the run goes on.
 
-A thread of every pytest process that runs tests (each pytest-xdist worker, or the one process
-of a run without workers) adds up, a few times a second, the anonymous resident memory (what a
-process allocated for itself, not its files or what it shares) of that process and of every
-process it started: servers, kernels, sandboxes, nbgrader. Past the bound, by default
+Every pytest process that runs tests (each pytest-xdist worker, or the one process of a run
+without workers) starts a watchdog, a small process of its own (``python memory_bound.py``), that
+adds up, a few times a second, the anonymous resident memory (what a process allocated for itself,
+not its files or what it shares) of the test process and of every process it started: servers,
+kernels, sandboxes, nbgrader. A process, not a thread: the test process's threads and open files
+stay what the tests see (the sandbox's tests count them). Past the bound, by default
 ``DEFAULT_BOUND`` and otherwise the size in ``BOUND_VARIABLE`` ("4G", "500M"):
 
-* if a process the test started holds the most, it is killed, and the test fails;
-* if the test process itself holds the most, :class:`MemoryBoundExceeded` is raised in its main
-  thread, inside the test's set-up, call or teardown: the test fails, its frames are cleared and
-  the memory they held is freed. A process that stays over the bound all the same (the memory kept
-  elsewhere, or the main thread stuck outside Python) is ended, after a note the controller adds
-  to its crash report (tests/conftest.py), and pytest-xdist reports the test as a crash.
+* if a process the test started holds the most, the watchdog kills it;
+* either way it tells the test process (``SIGNAL``, the figures through a pipe), which raises
+  :class:`MemoryBoundExceeded` in the test's set-up, call or teardown: the test fails, its frames are
+  cleared and the memory they held is freed;
+* a test process that stays over the bound all the same (the memory kept elsewhere, or its main
+  thread stuck outside Python) is ended, after a note the controller adds to its crash report
+  (tests/conftest.py), and pytest-xdist reports the test as a crash.
 
 The bound holds per worker: ``make test`` runs one worker more than the cores, each with the
 servers it shares among its tests, so the whole run stays well below the machine's memory.
@@ -20,12 +23,12 @@ servers it shares among its tests, so the whole run stays well below the machine
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import os
 import re
 import signal
-import threading
+import subprocess
+import sys
 import time
 import traceback
 from dataclasses import dataclass
@@ -33,12 +36,14 @@ from pathlib import Path
 
 BOUND_VARIABLE = "MINESWEEPER_TEST_MEMORY"
 DEFAULT_BOUND = 4 << 30
-#: Where workers leave a note on the test whose memory ended them, for the controller's report.
+#: Where a test process ended for its memory leaves a note for the controller's crash report.
 NOTES_VARIABLE = "MINESWEEPER_TEST_NOTES"
+#: The signal the watchdog sends the test process (a real-time one: nothing else here uses it).
+SIGNAL = signal.SIGRTMIN + 5
 PAGE = os.sysconf("SC_PAGE_SIZE")
 #: How often the test process's own memory is read, and how often the whole tree of its processes.
 OWN_EVERY, TREE_EVERY = 0.25, 1.0
-#: How long the test process may stay over the bound after the exception before it is ended.
+#: How long the test process may stay over the bound after it was told before it is ended.
 GRACE = 10.0
 
 
@@ -101,119 +106,93 @@ def command(pid: int) -> str:
     return " ".join(w.decode(errors="replace") for w in words[:3] if w)[:120] or f"process {pid}"
 
 
+def leave_note(pid: int, message: str) -> None:
+    notes = os.environ.get(NOTES_VARIABLE)
+    if notes:
+        Path(notes, f"{pid}.txt").write_text(message + "\n", encoding="utf-8")
+    os.write(2, f"\n{message}\n".encode())
+
+
+# --------------------------------------------------------------------------- the test process
+
+
 @dataclass
 class _Test:
     nodeid: str
     phase_open: bool = False  # inside the test's set-up, call or teardown
     raised: str = ""  # the message of the exception raised in it, if any
-    raised_at: float = 0.0
 
 
 class MemoryWatch:
-    """The watch thread of one test process, and the hooks that tell it which test runs."""
+    """The test process's side: starts the watchdog, and fails the running test when told."""
 
-    def __init__(self, bound: int, worker: str = "") -> None:
+    def __init__(self, bound: int) -> None:
         self.bound = bound
-        self.worker = worker
         self.pid = os.getpid()
-        self.main = threading.main_thread().ident
-        self.lock = threading.Lock()
         self.test: _Test | None = None
-        self.children = 0  # the anonymous memory of the children at the last walk of the tree
-        self.stopped = threading.Event()
-        self.thread = threading.Thread(target=self._watch, name="memory bound", daemon=True)
+        self.watchdog: subprocess.Popen | None = None
+        self.pipe = -1
+        self.own = -1  # /proc/self/statm, kept open: reading it opens nothing
 
     def start(self) -> None:
-        self.thread.start()
+        from minesweeper_kit.shutdown import dies_with_this_process
+
+        self.own = os.open(f"/proc/{self.pid}/statm", os.O_RDONLY | os.O_CLOEXEC)
+        self.pipe, write = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
+        signal.signal(SIGNAL, self._told)
+        self.watchdog = subprocess.Popen(
+            [sys.executable, __file__, str(self.pid), str(self.bound), str(write)],
+            pass_fds=[write], stdin=subprocess.DEVNULL, preexec_fn=dies_with_this_process(signal.SIGKILL),
+        )
+        os.close(write)
 
     def stop(self) -> None:
-        self.stopped.set()
+        if self.watchdog is not None:
+            self.watchdog.kill()
+            self.watchdog.wait()
+            self.watchdog = None
 
-    # -- told by the hooks (main thread) --
+    def held(self) -> int:
+        return (lambda f: (int(f[1]) - int(f[2])) * PAGE)(os.pread(self.own, 200, 0).split())
+
+    # -- told by the hooks --
 
     def begin(self, nodeid: str) -> None:
-        with self.lock:
-            self.test = _Test(nodeid)
+        self.test = _Test(nodeid)
 
     def phase(self, is_open: bool) -> None:
-        with self.lock:
-            if self.test is not None:
-                self.test.phase_open = is_open
+        if self.test is not None:
+            self.test.phase_open = is_open
 
     def end(self) -> None:
-        """After a test: a process still over the bound once the test is over cannot go on."""
-        with self.lock:
-            test, self.test = self.test, None
+        """After a test that was stopped: a process still over the bound cannot go on."""
+        test, self.test = self.test, None
         if test is None or not test.raised:
             return
         gc.collect()
-        held = anonymous_memory(self.pid)
-        if held > self.bound:
-            self._leave(f"{test.raised}; {size(held)} were still held after the test ended, so the worker ended")
+        if self.held() > self.bound:
+            leave_note(self.pid, f"{test.raised}; {size(self.held())} were still held after the test ended, "
+                                 "so the worker ended")
+            os.kill(self.pid, signal.SIGKILL)
 
-    # -- the watch thread --
-
-    def _watch(self) -> None:
-        last_walk = 0.0
-        while not self.stopped.wait(OWN_EVERY):
-            now = time.monotonic()
-            own = anonymous_memory(self.pid)
-            if now - last_walk >= TREE_EVERY or own + self.children > self.bound:
-                last_walk = now
-                tree = {pid: anonymous_memory(pid) for pid in descendants(self.pid)}
-                self.children = sum(tree.values())
-                if own + self.children > self.bound:
-                    self._over(own, tree, now)
-
-    def _over(self, own: int, tree: dict[int, int], now: float) -> None:
-        total = own + sum(tree.values())
-        with self.lock:
-            test = self.test
-            name = test.nodeid if test else "(between tests)"
-            reached = f"{name} reached {size(total)} of memory in its processes, over the bound of {size(self.bound)}"
-            biggest = max(tree, key=tree.__getitem__, default=None)
-            if biggest is not None and tree[biggest] > own:
-                with_child = f"{reached}: {command(biggest)} held {size(tree[biggest])} and was killed"
-                try:
-                    os.kill(biggest, signal.SIGKILL)
-                except OSError:
-                    return
-                self.children -= tree[biggest]
-                if test is not None and test.phase_open and not test.raised:
-                    self._raise(test, with_child, now)
+    def _told(self, number: int, frame: object) -> None:
+        """The watchdog's signal: read what it found and, inside a test's phase, fail the test."""
+        try:
+            found = os.read(self.pipe, 65536).decode(errors="replace").splitlines()
+        except BlockingIOError:
+            return
+        test = self.test
+        if not found or test is None or not test.phase_open or test.raised:
+            return
+        kind, total, detail = found[-1].split(" ", 2)
+        if kind == "own":
+            own, detail = detail.split(" ", 1)
+            if self.held() + int(total) - int(own) <= self.bound:  # freed since the watchdog looked
                 return
-            if test is not None and test.phase_open and not test.raised:
-                self._raise(test, f"{reached} (this worker held {size(own)})", now)
-                return
-            if test is None:  # memory held between tests (collection, a session fixture's teardown)
-                if total <= self.bound * 3 // 2:
-                    return
-                test = _Test("(between tests)", raised=reached)
-            elif now - test.raised_at < GRACE:
-                return
-        self._leave(f"{test.raised}; still over the bound {GRACE:.0f} s later, so the worker ended")
-
-    def _raise(self, test: _Test, message: str, now: float) -> None:
-        """Raise ``MemoryBoundExceeded(message)`` in the main thread, at its next Python step
-        (called with the lock held, while a phase of the test is open, so it lands in the test)."""
-        test.raised, test.raised_at = message, now
-        exception = type("MemoryBoundExceeded", (MemoryBoundExceeded,), {"__init__": _fixed_message(message)})
-        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.main), ctypes.py_object(exception))
-
-    def _leave(self, message: str) -> None:
-        """End this process at once, leaving the message for the controller's crash report."""
-        notes = os.environ.get(NOTES_VARIABLE)
-        if notes and self.worker:
-            Path(notes, f"{self.worker}.txt").write_text(message + "\n", encoding="utf-8")
-        os.write(2, f"\n{message}\n".encode())
-        os.kill(self.pid, signal.SIGKILL)
-
-
-def _fixed_message(message: str):
-    def __init__(self, *args: object) -> None:
-        BaseException.__init__(self, message)
-
-    return __init__
+        reached = f"{test.nodeid} reached {size(int(total))} of memory in its processes, over the bound of " \
+                  f"{size(self.bound)}"
+        test.raised = f"{reached}: {detail}" if kind == "child" else f"{reached} {detail}"
+        raise MemoryBoundExceeded(test.raised)
 
 
 def release_frames(error: BaseException | None) -> None:
@@ -221,3 +200,57 @@ def release_frames(error: BaseException | None) -> None:
     they held is freed (pytest keeps the traceback of a failed test)."""
     if isinstance(error, MemoryBoundExceeded):
         traceback.clear_frames(error.__traceback__)
+
+
+# --------------------------------------------------------------------------- the watchdog
+
+
+def watch(parent: int, bound: int, pipe: int) -> None:
+    """Watch ``parent`` and every process it started (but this one) until ``parent`` ends."""
+    me, children, last_walk, over_since = os.getpid(), 0, 0.0, None
+    while True:
+        time.sleep(OWN_EVERY)
+        try:
+            os.kill(parent, 0)
+        except OSError:
+            return
+        now = time.monotonic()
+        own = anonymous_memory(parent)
+        if now - last_walk < TREE_EVERY and own + children <= bound:
+            continue
+        last_walk = now
+        tree = {pid: anonymous_memory(pid) for pid in descendants(parent) if pid != me}
+        children = sum(tree.values())
+        total = own + children
+        if total <= bound:
+            over_since = None
+            continue
+        biggest = max(tree, key=tree.__getitem__, default=None)
+        if biggest is not None and tree[biggest] > own:
+            detail = f"{command(biggest)} held {size(tree[biggest])} and was killed"
+            try:
+                os.kill(biggest, signal.SIGKILL)
+            except OSError:
+                continue
+            children -= tree[biggest]
+            _tell(parent, pipe, f"child {total} {detail}")
+            continue
+        _tell(parent, pipe, f"own {total} {own} (this worker held {size(own)})")
+        over_since = over_since if over_since is not None else now
+        if now - over_since > GRACE:
+            leave_note(parent, f"the worker held {size(own)} ({size(total)} with its processes), over the bound "
+                               f"of {size(bound)}, for {GRACE:.0f} s after the test was told, so it was ended")
+            os.kill(parent, signal.SIGKILL)
+            return
+
+
+def _tell(parent: int, pipe: int, line: str) -> None:
+    try:
+        os.write(pipe, (line + "\n").encode())
+        os.kill(parent, SIGNAL)
+    except OSError:
+        pass
+
+
+if __name__ == "__main__":
+    watch(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]))

@@ -40,6 +40,7 @@ def test_the_suite_has_one_conftest():
     assert sorted(TESTS.rglob("conftest.py")) == [TESTS / "conftest.py"]
 
 
+@pytest.mark.slow
 def test_every_fixture_is_found_whatever_the_order_of_the_files():
     """In one process: the lost fixtures were pytest's collection, not pytest-xdist's (the list below
     checks the workers)."""
