@@ -18,6 +18,10 @@ sandboxes they started end with the run. A worker whose controller ends however 
 SIGTERM from the kernel, and so does JupyterLab when its worker ends (tests/browser/support.py).
 `make test` starts pytest with `exec`, so the SIGTERM make passes on to its recipe reaches pytest.
 
+A run ends, with every result, whatever a test does: a worker that crashes fails the test it ran
+and hands the rest on (group_scheduling.py), and every process that runs tests has a memory bound
+(memory_bound.py); tests/test_run_ends.py shows both.
+
 This is the suite's only conftest.py. The fixtures of a folder live in a plugin module beside its
 tests (``pytest_plugins`` below), loaded from here for every run: pytest 9.1 loses the fixtures of a
 subfolder's conftest.py when the command line names a file of the parent folder between two files
@@ -80,6 +84,8 @@ LONG_GROUPS = ("browser", "nbgrader", "tests/notebooks/test_workspace.py", "muta
 WORKERS: dict[str, int] = {}
 # The memory bound of this process, if it runs tests (memory_bound.py).
 MEMORY: MemoryWatch | None = None
+# The folder of the workers' notes, on a controller that made one.
+NOTES = pytest.StashKey[str]()
 
 
 def pytest_configure(config):
@@ -93,7 +99,7 @@ def pytest_configure(config):
         if config.getoption("dist", "no") == "no":  # this process runs the tests
             MEMORY = MemoryWatch(bound_from_environment())
         else:  # the controller: where its workers leave a note on the test whose memory ended them
-            os.environ[NOTES_VARIABLE] = tempfile.mkdtemp(prefix="pytest-notes-")
+            config.stash[NOTES] = os.environ[NOTES_VARIABLE] = tempfile.mkdtemp(prefix="pytest-notes-")
     if MEMORY is not None:
         MEMORY.start()
 
@@ -101,8 +107,8 @@ def pytest_configure(config):
 def pytest_unconfigure(config):
     if MEMORY is not None:
         MEMORY.stop()
-    if not hasattr(config, "workerinput") and NOTES_VARIABLE in os.environ:
-        shutil.rmtree(os.environ.pop(NOTES_VARIABLE), ignore_errors=True)
+    if NOTES in config.stash:  # made by this run (an inner run may have inherited another's)
+        shutil.rmtree(config.stash[NOTES], ignore_errors=True)
 
 
 def _memory_phase():
