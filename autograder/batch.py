@@ -186,11 +186,20 @@ def _run_local(jobs: list[dict], workers: int, done: Callable[[dict, dict], None
         remove_orphaned_folders()
 
 
+#: How often, in seconds, the batch looks for a pool worker that died without its pool noticing.
+_WATCH_SECONDS = 2.0
+_LOST_WORKER = "a grading worker process ended while grading (killed, or out of memory)"
+
+
 def _run_in_pools(jobs: list[dict], workers: int, done: Callable[[dict, dict], None]) -> None:
     """The jobs on a pool of ``workers`` processes; a pool a crash broke is replaced for the jobs
     it had not finished. Ctrl+C or SIGTERM, wherever it lands (a pool starting, jobs being handed
     out, a broken pool being replaced, the last results coming in), stops every worker: no pool is
-    ever left to finish its jobs first."""
+    ever left to finish its jobs first.
+
+    A worker that dies does not always break its pool: under load, CPython's pool (3.11) can miss
+    the death and wait for that job for ever. So the batch also watches the workers itself, and a
+    pool with a dead worker is treated as broken."""
     context = multiprocessing.get_context("spawn")
     pending = list(jobs)
     while pending:
@@ -199,24 +208,43 @@ def _run_in_pools(jobs: list[dict], workers: int, done: Callable[[dict, dict], N
         )
         try:
             futures = {pool.submit(_pool_job, job): job for job in pending}
+            order = {future: index for index, future in enumerate(futures)}
             pending = []
             broken = False
-            for future in concurrent.futures.as_completed(futures):
-                job = futures[future]
-                try:
-                    done(job, future.result())
-                except concurrent.futures.process.BrokenProcessPool:
-                    if broken:
-                        pending.append(job)
-                    else:
-                        broken = True
+            waiting = set(futures)
+            while waiting:
+                finished, waiting = concurrent.futures.wait(
+                    waiting, timeout=_WATCH_SECONDS, return_when=concurrent.futures.FIRST_COMPLETED
+                )
+                for future in sorted(finished, key=order.__getitem__):
+                    job = futures[future]
+                    try:
+                        done(job, future.result())
+                    except concurrent.futures.process.BrokenProcessPool:
+                        if broken:
+                            pending.append(job)
+                        else:
+                            broken = True
+                            done(job, _crash(job))
+                    except Exception:  # noqa: BLE001
                         done(job, _crash(job))
-                except Exception:  # noqa: BLE001
-                    done(job, _crash(job))
+                if not finished and waiting and _lost_a_worker(pool):
+                    lost = sorted(waiting, key=order.__getitem__)
+                    if not broken:
+                        done(futures[lost[0]], _crash(futures[lost[0]], _LOST_WORKER))
+                        lost = lost[1:]
+                    pending += [futures[future] for future in lost]
+                    waiting = set()
+                    _stop_workers(pool)
             pool.shutdown(wait=True)
         except BaseException:  # Ctrl+C or SIGTERM: no worker or sandbox may outlive the batch
             _stop_workers(pool)
             raise
+
+
+def _lost_a_worker(pool: concurrent.futures.ProcessPoolExecutor) -> bool:
+    """Whether a worker of a pool still at work has ended (its pool may not have noticed)."""
+    return any(worker.exitcode is not None for worker in list((pool._processes or {}).values()))
 
 
 def _grade_or_stop(job: dict) -> dict:
@@ -305,9 +333,11 @@ def _stop_workers(pool: concurrent.futures.ProcessPoolExecutor, grace: float = 6
                 worker.join()
 
 
-def _crash(job: dict) -> dict:
+def _crash(job: dict, error: str | None = None) -> dict:
+    """The report of a job whose grading failed in the grader (the exception being handled, or
+    ``error``): not graded."""
     submission = Submission(job["submission"]["student"], Path(job["submission"]["path"]))
-    error = traceback.format_exc()
+    error = error or traceback.format_exc()
     return _failed_report(job["assignment"], submission, job["seed"], error, job.get("isolation", "bwrap")).to_dict()
 
 
