@@ -21,6 +21,7 @@ import multiprocessing
 import os
 import secrets
 import signal
+import tempfile
 import threading
 import time
 import traceback
@@ -28,6 +29,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 from tqdm import tqdm
 
@@ -279,9 +281,12 @@ def _interrupt(number: int) -> KeyboardInterrupt:
 
 def _start_worker() -> None:
     """In each pool worker, before its first job: SIGTERM or Ctrl+C between jobs ends the worker
-    quietly, its exit handlers run (while grading, :func:`_grade_or_stop` handles them)."""
+    quietly, its exit handlers run (while grading, :func:`_grade_or_stop` handles them). Then the
+    temporary folder is looked up once: Python finds it by writing and removing a probe file
+    there, which a signal's default action would leave behind."""
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, _end_idle_worker)
+    tempfile.gettempdir()
 
 
 def _end_idle_worker(number: int, frame: FrameType | None) -> None:
@@ -320,6 +325,7 @@ def _stop_workers(pool: concurrent.futures.ProcessPoolExecutor, grace: float = 6
         for w in (pool._processes or {}).values()  # the pool gives no public handle on them
     }
     workers.update((id(w), w) for w in multiprocessing.active_children())
+    manager, wakeup = pool._executor_manager_thread, pool._executor_manager_thread_wakeup  # gone after shutdown
     pool.shutdown(wait=False, cancel_futures=True)
     for worker in workers.values():
         with contextlib.suppress(OSError, ValueError):
@@ -331,6 +337,18 @@ def _stop_workers(pool: concurrent.futures.ProcessPoolExecutor, grace: float = 6
             if worker.exitcode is None:
                 worker.kill()
                 worker.join()
+    _release_manager(manager, wakeup)
+
+
+def _release_manager(manager: Any, wakeup: Any) -> None:
+    """Let a stopped pool's manager thread end: with every worker gone, the results of the jobs
+    they were running never come, and a manager that missed a worker's death (see
+    :func:`_run_in_pools`) would wait for them for ever, and the interpreter with it at exit."""
+    if manager is None or not manager.is_alive():
+        return
+    with contextlib.suppress(Exception):  # the pool's internals: whatever their state, never raise
+        manager.pending_work_items.clear()
+        wakeup.wakeup()
 
 
 def _crash(job: dict, error: str | None = None) -> dict:

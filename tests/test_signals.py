@@ -307,6 +307,11 @@ def test_a_worker_death_its_pool_misses_is_found_by_the_batch(monkeypatch):
     assert sorted(results) == [("a", {"answered": "a"}), ("b", {"answered": "b"}),
                                ("crash", {"crashed": "crash", "why": batch._LOST_WORKER})], results
     assert multiprocessing.active_children() == []
+    # the blind pool's manager thread ends too: the interpreter would wait for it at exit
+    managers = [t for t in threading.enumerate() if isinstance(t, pools._ExecutorManagerThread)]
+    for manager in managers:
+        manager.join(timeout=60)
+    assert not [t for t in managers if t.is_alive()], "a pool's manager thread waits for ever"
 
 
 def test_a_signal_while_a_broken_pool_is_replaced_stops_every_worker(monkeypatch):
