@@ -4,8 +4,9 @@ Per assignment (a ``[assignments.<id>]`` table, the kit's id) the file may set t
 assignment name (nbgrader's folder name), the notebook students hand in, the points the score is
 scaled to, the time and memory limits, imports added to or taken from the rule, what a disallowed
 import costs, the tests' visibility on Gradescope, the due date, the late policy, the seed, and
-whether the student's own tests are graded (``own_tests``) and what they are worth
-(``own_tests_points``, on top of ``points``).
+whether the student's own tests are graded (``own_tests``), what they are worth
+(``own_tests_points``, on top of ``points``) and the CPU seconds the grader may spend on them
+(``own_tests_time_limit``).
 Top-level ``due``, ``seed``, ``visibility``, ``disallowed_import`` and a ``[late]`` table are the
 defaults of every assignment. A key the grader does not know is an error, never ignored: a typo
 must not silently leave the default in force. Without a file the defaults are today's behaviour.
@@ -20,6 +21,7 @@ must not silently leave the default in force. Without a file the defaults are to
     name = "ps4-hypermines"      # nbgrader's submitted/<student>/ps4-hypermines/
     points = 25
     own_tests_points = 5         # the student's own tests: planted bugs caught (default 0: reported only)
+    own_tests_time_limit = 60    # CPU seconds spent on them, the grader's work for them included
     allow_imports = ["math"]
     disallowed_import = "lose-tests"
     visibility = "after_due_date"
@@ -60,6 +62,7 @@ _ASSIGNMENT_KEYS = _SHARED_KEYS | {
     "deny_imports",
     "own_tests",
     "own_tests_points",
+    "own_tests_time_limit",
 }
 
 
@@ -179,7 +182,7 @@ def _check_table(table: Mapping[str, Any], where: str, known: set[str]) -> dict[
                 raise CourseError(f"{where}: {key} must be a plain file or folder name, got {value!r}")
             if key == "notebook" and not value.endswith((".ipynb", ".py")):
                 raise CourseError(f"{where}: notebook must end in .ipynb or .py, got {value!r}")
-        elif key in ("points", "time_limit", "test_time_limit"):
+        elif key in ("points", "time_limit", "test_time_limit", "own_tests_time_limit"):
             _positive_number(value, key, where)
         elif key == "own_tests_points":
             _positive_number(value, key, where, zero=True)
@@ -251,6 +254,7 @@ def apply_settings(assignment: Assignment, settings: Mapping[str, Any]) -> Assig
         "seed": "seed",
         "own_tests": "own_tests",
         "own_tests_points": "own_tests_points",
+        "own_tests_time_limit": "own_tests_time_limit",
     }
     for key, attribute in simple.items():
         if key in settings:

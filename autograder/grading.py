@@ -547,7 +547,14 @@ def _own_tests(
     material): then nothing of the grade stands."""
     from .own_tests import grade_in_submission
 
-    graded = grade_in_submission(assignment, submission.source, submission.path, seed=seed, isolation=isolation)
+    graded = grade_in_submission(
+        assignment,
+        submission.source,
+        submission.path,
+        seed=seed,
+        isolation=isolation,
+        cells=submission.test_cells if submission.kind == "notebook" else None,
+    )
     if graded is None:
         return None
     summary = graded.summary

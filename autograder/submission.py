@@ -9,6 +9,7 @@ batch.
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import io
 import os
@@ -20,8 +21,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from minesweeper_kit.owntests.source import Cell
+
 from .nofollow import LinkInPath, open_nofollow
-from .notebook import CourseCells, cell_labels, notebook_code
+from .notebook import CourseCells, cell_labels, notebook_code, test_cells
 
 __all__ = ["Submission", "read_submission", "python_syntax_problem", "refused_link", "MAX_FILE_BYTES"]
 
@@ -47,6 +50,8 @@ class Submission:
     #: how feedback names each cell: (cell, "Exercise 1.4" or its first line), see ``cell_labels``
     cell_labels: list[tuple[int, str]] = field(default_factory=list)
     source_file: str = ""  #: the graded file's name ("" when there was none)
+    #: a notebook's cells its own tests are read from (``notebook.test_cells``)
+    test_cells: list[Cell] = field(default_factory=list)
     sha256: str = ""  #: SHA-256 of the bytes read ("" when none were)
 
     @property
@@ -216,6 +221,7 @@ def read_submission(
             code = notebook_code(data, keep_import, course_cells)
             submission.source, submission.cells_used, submission.selection, submission.notes, submission.line_map = code
             submission.cell_labels = cell_labels(data)
+            submission.test_cells = test_cells(data)
             if not submission.source.strip():
                 submission.problem = "the notebook has no code to grade (no code cells with definitions)"
     except ValueError as error:
@@ -226,6 +232,9 @@ def read_submission(
         submission.problem = f"the file could not be read ({type(error).__name__}: {str(error)[:200]})"
     if submission.problem:
         submission.source, submission.line_map, submission.cell_labels = "", [], []
+        if submission.kind == "notebook" and not submission.test_cells and submission.sha256:
+            with contextlib.suppress(Exception):  # a notebook whose code does not load may still hold tests
+                submission.test_cells = test_cells(data)
     return submission
 
 

@@ -13,6 +13,7 @@ from autograder import own_tests
 from autograder.assignments import get_assignment
 from autograder.check import reference_submission
 from autograder.instructor.wheats import wheats_for
+from minesweeper_kit.owntests import TestsFile
 
 HYPERMINES = get_assignment("hypermines")
 REFERENCE = reference_submission(HYPERMINES).source
@@ -38,7 +39,7 @@ def library() -> list[own_tests.Implementation]:
 
 
 def grade(source: str, library, classes=("TestTiny",), seed: int = 1) -> own_tests.OwnTestsResult:
-    tests = own_tests.TestsSource(source, "test.py", classes, "test.py")
+    tests = own_tests.FoundTests(TestsFile(source, "test.py", classes), "test.py")
     return own_tests.grade_own_tests(HYPERMINES, tests, seed=seed, library=library)
 
 
