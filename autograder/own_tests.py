@@ -75,6 +75,7 @@ def implementations(assignment: Assignment) -> list[Implementation]:
     found += [
         Implementation(chaff.name, chaffs.mutate(reference, chaff), False, chaff.bug, chaff.hint)
         for chaff in chaffs.chaffs_for(assignment.id)
+        if getattr(chaff, "planted", True)
     ]
     return found
 

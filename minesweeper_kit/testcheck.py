@@ -59,6 +59,8 @@ SEED = 2024
 class TestsCheck:
     """What the check found, and how it says so."""
 
+    __test__ = False  # not a test class, whatever pytest's name rule says
+
     step: str
     verdicts: Verdicts
     where_lines: Any = None
@@ -134,10 +136,11 @@ def check_my_tests(
     show: bool = True,
     cells: Iterable[Cell] | None = None,
     isolation: str | None = None,
+    limits: OwnTestsLimits | None = None,
 ) -> TestsCheck:
     """Run the tests the kernel ran (``namespace``: the notebook's ``globals()``; or ``cells``,
-    given) against the kit's correct versions of ``step`` and its public planted bugs; print the
-    verdicts when ``show``."""
+    given) against the kit's correct versions of ``step`` and its public planted bugs, within
+    ``limits`` (the grader's defaults); print the verdicts when ``show``."""
     if step not in PUBLIC_STEPS:
         raise ValueError(f"no tests check for step {step!r}; the steps are {', '.join(PUBLIC_STEPS)}")
     requirement = REQUIREMENTS[step]
@@ -145,7 +148,7 @@ def check_my_tests(
     found = library(step)
     chosen = list(cells) if cells is not None else kernel_cells(namespace or {})
     source = tests_from_cells(chosen, names)
-    limits = OwnTestsLimits()
+    limits = limits or OwnTestsLimits()
     if not failable(source.source):
         problem = (
             "No tests of your own were found: write functions named test_... (or a class named Test... "

@@ -91,6 +91,8 @@ class Implementation:
 class TestsFile:
     """The student's tests as one file for the tests' sandbox."""
 
+    __test__ = False  # not a test class, whatever pytest's name rule says
+
     source: str
     filename: str = "test.py"
     classes: tuple[str, ...] | None = None  #: only these classes' tests count (6.009's TestTiny)
@@ -125,6 +127,8 @@ class Outcome:
 @dataclass
 class TestsRun:
     """What the tests did: each test's outcomes on each implementation, and the calls they made."""
+
+    __test__ = False  # not a test class, whatever pytest's name rule says
 
     tests: list[str] = field(default_factory=list)  #: in the order they ran
     rows: set[str] = field(default_factory=set)  #: the tests that are rows of a subTest
@@ -337,6 +341,7 @@ class _Grade:
         self.results: dict[str, list[Outcome]] = {}
         self.seen: list[str] = []
         self.problem_told = False
+        self.load_failure: Outcome | None = None  #: the file did not load against this implementation
 
     # --- the budget
     def spent(self) -> float:
@@ -394,15 +399,21 @@ class _Grade:
             if self.repeat == 0:
                 self.pairs.setdefault(name, [])
             self.test_started = (self.box.cpu_seconds() if self.box else 0.0, self.charged)
+            self.stopped.discard(name)  # a new run of the test: its time starts again
             return "stop" if self.over_budget() else "ok"
         if kind == "result":
             self._result(message)
             return "stop" if self.over_budget() else "ok"
-        if kind == "problem" and not self.problem_told:
-            self.problem_told = True
-            self.run.problem = cut(str(message.get("message", "")), MESSAGE_CHARACTERS) or "the tests did not load"
+        if kind == "problem" and not self.current and not self.results:
+            # the file did not load (said before any test started: a test cannot say it for the file)
+            text = cut(str(message.get("message", "")), MESSAGE_CHARACTERS) or "the tests did not load"
             line = message.get("line")
-            self.run.problem_line = line if isinstance(line, int) and not isinstance(line, bool) else None
+            line = line if isinstance(line, int) and not isinstance(line, bool) else None
+            if self.record and not self.problem_told:  # on the reference: the file's own fault
+                self.problem_told = True
+                self.run.problem, self.run.problem_line = text, line
+            else:  # on another implementation only: every test fails there
+                self.load_failure = Outcome("failed", "error", f"the file did not load: {text}", line, True)
             return "ok"
         return "ok"
 
@@ -543,7 +554,12 @@ class _Grade:
 
         while not self.over_budget():
             self.host.use(implementation.name)
+            self.load_failure = None
             crashed = self._sandbox_run(plans)
+            if self.load_failure is not None:
+                for name in select if select is not None else self.seen:
+                    self.results.setdefault(name, []).extend([self.load_failure] * repeats)
+                break
             if crashed is None:
                 break
             test, cause = crashed

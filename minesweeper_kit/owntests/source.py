@@ -17,6 +17,7 @@ step's requirement.
 from __future__ import annotations
 
 import ast
+import builtins
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -128,6 +129,8 @@ class Cell:
 class TestsSource:
     """The tests' file and, for each of its lines, the cell and the line in it it came from."""
 
+    __test__ = False  # not a test class, whatever pytest's name rule says
+
     source: str
     lines: tuple[tuple[str, int], ...]  #: file line N (from 1) -> (cell label, line in it); ("", 0): none
 
@@ -139,10 +142,28 @@ class TestsSource:
         return f"{label}, line {number}"
 
 
+def _unbound(node: ast.stmt, known: set[str]) -> bool:
+    """Whether a kept assignment reads a name nothing kept before it binds (a demo's ``row = [...
+    for cell in cells]`` whose ``cells`` came from a line that is not a definition): running it
+    would stop the whole file."""
+    if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+        return False
+    local: set[str] = set()
+    for sub in ast.walk(node.value):
+        if isinstance(sub, ast.comprehension):
+            local |= {n.id for n in ast.walk(sub.target) if isinstance(n, ast.Name)}
+        elif isinstance(sub, ast.Lambda):
+            local |= {a.arg for a in sub.args.args + sub.args.kwonlyargs}
+    read = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return bool(read - local - known - set(dir(builtins)))
+
+
 def tests_from_cells(cells: Iterable[Cell], names: Iterable[str]) -> TestsSource:
     """The tests' file of a notebook: every definition of ``cells`` (in order; a cell that does not
-    parse is left out) but those of ``names``, ``from __future__`` imports first."""
+    parse is left out) but those of ``names``, ``from __future__`` imports first. A constant that
+    reads a name no kept statement binds is left out too."""
     wanted = set(names)
+    known = set(wanted)
     future: list[tuple[list[str], list[tuple[str, int]]]] = []
     body: list[tuple[list[str], list[tuple[str, int]]]] = []
     for cell in cells:
@@ -152,8 +173,9 @@ def tests_from_cells(cells: Iterable[Cell], names: Iterable[str]) -> TestsSource
             continue
         lines = cell.text.splitlines()
         for index, node in enumerate(tree.body):
-            if not is_definition(node) or wanted & defined(node):
+            if not is_definition(node) or wanted & defined(node) or _unbound(node, known):
                 continue
+            known |= defined(node)
             first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
             last = node.end_lineno or node.lineno
             following = tree.body[index + 1] if index + 1 < len(tree.body) else None
@@ -175,6 +197,9 @@ def tests_from_cells(cells: Iterable[Cell], names: Iterable[str]) -> TestsSource
         text += piece_lines
         where += piece_where
     return TestsSource("\n".join(text) + "\n", tuple(where))
+
+
+tests_from_cells.__test__ = False  # type: ignore[attr-defined]  # not a test, whatever pytest's name rule says
 
 
 # ------------------------------------------------------------------ tests that can fail
@@ -251,6 +276,6 @@ def failable(source: str) -> dict[str, bool]:
     return found
 
 
-def test_function(name: str) -> str:
+def method_of(name: str) -> str:
     """The function or method a test's name (a parametrized case, a subTest's row) belongs to."""
     return name.split(" [", 1)[0].split(" (", 1)[0].split("[", 1)[0]

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from ..own_tests_requirements import Requirement
 from .runner import Implementation, Outcome, TestsRun, cut
-from .source import test_function
+from .source import method_of
 
 __all__ = ["FEEDBACK_CHARACTERS", "Verdict", "Verdicts", "judge"]
 
@@ -94,7 +94,7 @@ class Verdicts:
         rows_shown: dict[str, int] = {}
         for test in self.tests:
             if test.row:
-                method = test_function(test.name)
+                method = method_of(test.name)
                 rows_shown[method] = rows_shown.get(method, 0) + 1
                 if rows_shown[method] > ROWS_SHOWN:
                     continue
@@ -186,7 +186,7 @@ def judge(
     spent = f"the own-tests budget of {budget:g} s of CPU time was spent" if budget else "the budget was spent"
     for name in run.tests:
         outcomes = run.outcomes.get(name, {})
-        test = Verdict(name, row=name in run.rows, can_fail=can_fail.get(test_function(name), True))
+        test = Verdict(name, row=name in run.rows, can_fail=can_fail.get(method_of(name), True))
         test.passed = {impl: runs[0].outcome == "passed" for impl, runs in outcomes.items() if runs}
         _wheat_verdict(test, [outcomes.get(w, []) for w in wheats], repeats, spent if run.budget_spent else "")
         if test.valid and test.can_fail:
@@ -195,7 +195,7 @@ def judge(
     calls: dict[str, list[dict]] = {}
     for call in run.calls:
         calls.setdefault(str(call.get("test")), []).append(call)
-    invalid_rows = {test_function(t.name) for t in verdicts.tests if t.row and not t.valid}
+    invalid_rows = {method_of(t.name) for t in verdicts.tests if t.row and not t.valid}
     counted = {
         t.name: calls.get(t.name, [])
         for t in verdicts.tests

@@ -126,9 +126,9 @@ def canonical(text: str) -> Any:
                 if tag in found:
                     key = "v" if tag == "S" else "F"
                     if isinstance(found.get(key), list):
-                        found[key] = sorted(found[key], key=dumps)
+                        found[key] = sorted(found[key], key=repr)
             return found
-        return value
+        return (type(value).__name__, value)  # True is not 1, and 1.0 is not 1, to a test
 
     try:
         return walk(loads(text))

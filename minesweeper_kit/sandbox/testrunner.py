@@ -147,6 +147,7 @@ class _Collector:
         self.collected: list[str] = []
         self.phases: dict[str, list] = {}
         self.rows: dict[str, int] = {}
+        self.labels: dict[str, dict[str, int]] = {}
         self.repeat = 0
         self.stopped = False
 
@@ -178,6 +179,7 @@ class _Collector:
         name = _name(item.nodeid)
         self.phases[name] = []
         self.rows[name] = 0
+        self.labels[name] = {}
         remote.forget()
         if _tell({"runner": "start", "test": name}) == "stop":
             self.stopped = True
@@ -191,6 +193,10 @@ class _Collector:
         if type(report).__name__ == "SubtestReport":
             self.rows[name] = self.rows.get(name, 0) + 1
             label = _row_label(report, self.rows[name])
+            seen = self.labels.setdefault(name, {})
+            seen[label] = seen.get(label, 0) + 1
+            if seen[label] > 1:  # two rows with the same parameters: told apart by their order
+                label = f"{label} #{seen[label]}"
             _tell({"runner": "result", "test": f"{name} {label}", "row": True, **self._outcome([report])})
             return
         self.phases.setdefault(name, []).append(report)
@@ -210,7 +216,8 @@ class _Collector:
             if report.skipped:
                 if hasattr(report, "wasxfail"):  # failed as the test expected: that is its pass
                     return {"outcome": "passed", "kind": "", "message": "", "line": None}
-                reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else ""
+                reason = str(report.longrepr[2]) if isinstance(report.longrepr, tuple) else ""
+                reason = reason[len("Skipped: ") :] if reason.startswith("Skipped: ") else reason
                 return {"outcome": "skipped", "kind": "skipped", "message": _text(str(reason)), "line": None}
         return {"outcome": "passed", "kind": "", "message": "", "line": None}
 

@@ -1,20 +1,25 @@
 """Step 4, correct, over the kit: 6.009's ``HyperMinesGame`` played by the kit's engine.
 
-What the "check my tests" cell runs a student's tests against (see ``neighbors.py`` beside it):
-the kit's own :class:`~minesweeper_kit.hypermines.HyperMinesGame`, with the extras the step's
-reference has (a torus, charged bombs, ``floods``) and the handout starter's ``dump`` and
-``from_dict``, so it answers as the reference does.
+What the "check my tests" cell runs a student's tests against (see ``neighbors.py`` beside it). As
+the API asks, the game is its four attributes and nothing else: ``dimensions``, ``board``, ``mask``
+and ``state`` are plain lists and strings; ``dig`` and ``render`` hand them to the kit's engine
+(:class:`~minesweeper_kit.game.Game`) and ``dig`` writes what it revealed back into ``mask`` in
+place, so a test may replace an attribute or change it in place between digs, as with the step's
+reference. It has the reference's extras (a torus, charged bombs, ``floods``) and the handout
+starter's ``dump`` and ``from_dict``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
+
+from minesweeper_kit.formats.mit6009 import write_board, write_render
 from minesweeper_kit.game import Game
-from minesweeper_kit.hypermines import HyperMinesGame as KitGame
 
 
-class HyperMinesGame(KitGame):
+class HyperMinesGame:
     """A game of Mines in any number of dimensions, in the 6.009 API."""
 
     def __init__(self, dimensions, bombs, *, torus=False, charges=None):
@@ -28,21 +33,51 @@ class HyperMinesGame(KitGame):
                 raise ValueError(f"bomb {list(bomb)} is not a cell of a {dimensions} board")
         self.torus = bool(torus)
         self.charges = _charges(cells, charges)
-        self._game = Game.from_mines(dimensions, list(dict.fromkeys(cells)), charges=self.charges, torus=self.torus)
+        game = Game.from_mines(dimensions, list(dict.fromkeys(cells)), charges=self.charges, torus=self.torus)
+        self.dimensions = dimensions
+        self.board = write_board(game)
+        self.mask = game.revealed.tolist()
+        self.state = "ongoing"
 
     def floods(self):
         """Whether revealing a 0 opens its neighbours: only when every charge is 1."""
         return self.charges is None or all(c == 1 for c in self.charges.values())
 
-    def _rebuild(self, *, mines=None, numbers=None, revealed=None, state=None):
-        g = self._game
-        self._game = Game.from_arrays(
-            g.mines if mines is None else mines,
-            numbers=g.numbers if numbers is None else numbers,
-            revealed=g.revealed if revealed is None else revealed,
-            state=g.state if state is None else state,
+    def _engine(self):
+        """The engine's game of the four attributes as they are now."""
+        cells = np.empty(tuple(self.dimensions), dtype=object)
+        cells[...] = np.array(self.board, dtype=object)
+        mines = cells == "."
+        numbers = np.where(mines, 0, cells).astype(np.int64)
+        charges = None
+        if self.charges is not None:
+            charges = np.zeros(mines.shape, dtype=np.int64)
+            for cell, charge in self.charges.items():
+                charges[cell] = charge
+        return Game.from_arrays(
+            mines,
+            numbers=numbers,
+            revealed=np.array(self.mask, dtype=bool),
+            charges=charges,
+            state=self.state,  # type: ignore[arg-type]  # a test may set any state; the engine checks it
             torus=self.torus,
         )
+
+    def dig(self, coordinates):
+        """Reveal the cell at ``coordinates``; return how many cells this newly revealed."""
+        game = self._engine()
+        revealed = int(game.dig(tuple(coordinates)))
+        for index in zip(*np.nonzero(game.revealed)):
+            inner = self.mask
+            for x in index[:-1]:
+                inner = inner[x]
+            inner[index[-1]] = True  # in place, as the reference sets its mask
+        self.state = game.state
+        return revealed
+
+    def render(self, xray=False):
+        """The board as the player sees it: '_' hidden, '.' bomb, ' ' zero, else the number."""
+        return write_render(self._engine(), xray)
 
     def dump(self):
         """Print the game's four attributes, one slice of the first axis a line."""
@@ -53,9 +88,11 @@ class HyperMinesGame(KitGame):
 
     @classmethod
     def from_dict(cls, d):
-        """A game whose attributes are those of the dictionary ``d``."""
-        game = cls(list(d["dimensions"]), [])
-        game.board, game.mask, game.state = d["board"], d["mask"], d["state"]
+        """A game whose four attributes are those of the dictionary ``d``."""
+        game = cls.__new__(cls)
+        game.torus, game.charges = False, None
+        for name in ("dimensions", "board", "state", "mask"):
+            setattr(game, name, d[name])
         return game
 
 
