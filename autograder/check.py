@@ -1,8 +1,11 @@
 """``autograder check``: prove an assignment is ready before students submit.
 
 Three checks: the instructor's reference solution scores full marks well inside the time
-budget; the starter (release) version scores 0 without crashing anything; the release notebook
-and the feedback files contain no hidden-test code and no solution code.
+budget; the starter (release) version scores what it earns without crashing anything (0 for a
+notebook step; for a function-API term, whose starter is the reference with its renders
+unwritten, exactly the tests that render nothing: ``Assignment.starter_earns``); the release
+notebook (where there is one) and the feedback files contain no hidden-test code and no solution
+code.
 """
 
 from __future__ import annotations
@@ -94,6 +97,10 @@ def _shown_by_author(assignment: Assignment) -> set[str]:
     return shown
 
 
+class _NoNotebook(Exception):
+    """The assignment has no notebook, so no release version to look into."""
+
+
 def _leaks(text: str, lines: set[str]) -> list[str]:
     return sorted(line for line in lines if line in text)
 
@@ -153,16 +160,27 @@ def _check_reference(
 def _check_starter(
     assignment: Assignment, grade: Callable[[Submission], GradeReport]
 ) -> tuple[CheckResult, GradeReport | None]:
-    """The release version scores 0 with no grader error; also returns its report for the leak check."""
-    name = "starter version scores 0 without crashing"
+    """The release version scores 0 (or exactly the tests of ``starter_earns``) with no grader
+    error; also returns its report for the leak check."""
+    earns = set(assignment.starter_earns)
+    name = (
+        "starter version scores what it earns without crashing"
+        if earns
+        else "starter version scores 0 without crashing"
+    )
     try:
         report = grade(starter_submission(assignment))
     except (OSError, ValueError, ImportError) as error:
         return CheckResult(name, False, str(error)), None
     if not report.graded:
         return CheckResult(name, False, _not_graded(report)), report
-    ok = report.score == 0 and not report.internal_errors
+    passed = {t.id for t in report.tests if t.status == "passed"}
+    ok = (passed == earns if earns else report.score == 0) and not report.internal_errors
     detail = f"{report.score:g}/{report.max_score:g}" + (f"; {report.problem}" if report.problem else "")
+    if earns:
+        detail += f"; passes {', '.join(sorted(passed)) or 'nothing'}"
+        if passed != earns:
+            detail += f"; should pass exactly {', '.join(sorted(earns))}"
     if report.internal_errors:
         detail += "; grader errors: " + report.internal_errors[0][-500:]
     return CheckResult(name, ok, detail), report
@@ -182,6 +200,8 @@ def _check_leaks(assignment: Assignment, reference: Submission | None, reports: 
     try:
         import nbformat
 
+        if not assignment.notebook:
+            raise _NoNotebook
         release_text = nbformat.writes(release_notebook(assignment))
         found += [f"release notebook shows hidden test code: {line}" for line in _leaks(release_text, hidden)]
         shown = _shown_by_author(assignment)
@@ -190,6 +210,8 @@ def _check_leaks(assignment: Assignment, reference: Submission | None, reports: 
             for line in _leaks(release_text, solution)
             if line not in shown
         ]
+    except _NoNotebook:
+        pass  # students get the course's own handout: only the feedback is the grader's to check
     except (OSError, ImportError) as error:
         found.append(f"release notebook could not be built: {error}")
     for report in reports:

@@ -6,11 +6,14 @@ import argparse
 import os
 import signal
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from minesweeper_kit.sandbox.isolation import IsolationUnavailable
 from minesweeper_kit.shutdown import Terminated, exit_status, stop_on_sigterm
+from minesweeper_kit.terminal import escaping_output
+from minesweeper_kit.terminal import shown as safe
 
 from .assignments import ASSIGNMENTS, ORIGINALS_VARIABLE, InstructorMaterialMissing, get_assignment
 from .course import Course, find_course_file, load_course
@@ -126,6 +129,13 @@ def _add_grade(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="cap on every test's own limit, in CPU seconds (default: the suite's limits)",
     )
     grade.add_argument(
+        "--wall-limit",
+        type=_positive,
+        metavar="SECONDS",
+        help="whole-submission budget of wall-clock seconds for the hidden tests, against code that sleeps or "
+        "blocks in every call (default: the course's wall_limit, else 5 times the CPU budget plus 60 s)",
+    )
+    grade.add_argument(
         "-j",
         "--jobs",
         type=int,
@@ -180,10 +190,18 @@ def _add_course_option(parser: argparse.ArgumentParser) -> None:
 
 def _course(args: argparse.Namespace) -> Course:
     """The course settings the command uses, said on stderr when they come from a file."""
-    from .students import find_course
+    from .students import find_course, inside_submitted
 
     places = [find_course(p) for p in getattr(args, "submissions", None) or []]
-    path = find_course_file(args.course, *places)
+    here = Path.cwd()
+    students_folder = inside_submitted(here)  # a student's folder: nothing there is the course's
+    if students_folder and args.course is None and (here / "course.toml").is_file():
+        print(
+            f"autograder: {safe(here / 'course.toml')} is in a student's folder (inside the course's submitted/): "
+            "not read as the course's settings",
+            file=sys.stderr,
+        )
+    path = find_course_file(args.course, *places, here=None if students_folder else here)
     course = load_course(path)
     if path is not None:
         print(f"autograder: course settings from {path}", file=sys.stderr)
@@ -310,6 +328,8 @@ def _grade(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise ValueError(f"-j must be at least 1, got {args.jobs}")
     course = _course(args)
+    if args.wall_limit is not None:
+        course = course.with_setting(args.assignment, "wall_limit", args.wall_limit)
     try:
         result = grade_batch(
             args.assignment,
@@ -328,7 +348,7 @@ def _grade(args: argparse.Namespace) -> int:
             isolation=args.isolation,
             course=course,
             group_readable=args.group_readable,
-            warn=lambda warning: print(f"autograder: warning: {warning}", file=sys.stderr),
+            warn=lambda warning: print(f"autograder: warning: {safe(warning)}", file=sys.stderr),
         )
     except BatchInterrupted as stop:
         what = "SIGTERM" if stop.signal_number == signal.SIGTERM else "SIGINT (Ctrl+C)"
@@ -369,9 +389,9 @@ def _record_in_gradebooks(args: argparse.Namespace, course: Course, reports: lis
         lines = summary.lines()
         if summary.problem is not None:
             written = False
-            print(f"autograder: {lines[0]}", file=sys.stderr)
+            print(f"autograder: {safe(lines[0])}", file=sys.stderr)
         else:
-            print("\n".join(lines))
+            print("\n".join(safe(line) for line in lines))
     return written
 
 
@@ -390,7 +410,7 @@ def _report_not_graded(reports: list[GradeReport]) -> int:
     ]
     for cause, students in causes:
         shown = ", ".join(students[:10]) + (f" and {len(students) - 10} more" if len(students) > 10 else "")
-        lines += [f"  - {cause}", f"    ({len(students)} submission(s): {shown})"]
+        lines += [f"  - {safe(cause)}", f"    ({len(students)} submission(s): {safe(shown)})"]
     print("\n".join(lines), file=sys.stderr)
     return count
 
@@ -436,17 +456,22 @@ def _class_tournament(args: argparse.Namespace, seed: int) -> None:
 def _list(args: argparse.Namespace) -> int:
     from .grading import list_tests
 
+    listed: dict[str, str] = {}  # a suite already listed -> the assignment it was listed for
     for assignment in ASSIGNMENTS.values():
         if args.assignment and assignment.id != args.assignment:
             continue
-        print(
-            f"{assignment.id}: {assignment.title} (notebook {assignment.notebook}, budget {assignment.time_limit:g} s)"
-        )
+        handed_in = f"notebook {assignment.notebook}" if assignment.notebook else assignment.handed_in
+        print(f"{assignment.id}: {assignment.title} ({handed_in}, budget {assignment.time_limit:g} s)")
         try:
             tests = list_tests(assignment)
         except (InstructorMaterialMissing, RuntimeError) as error:
             print(f"  (tests unavailable: {str(error).splitlines()[0]})")
             continue
+        suite = str(assignment.suite_path)
+        if suite in listed:
+            print(f"  {sum(t.max_score for t in tests):>4g}  total: the tests of {listed[suite]}, for this API")
+            continue
+        listed[suite] = assignment.id
         for test in tests:
             print(f"  {test.max_score:>4g}  {test.name}")
         print(f"  {sum(t.max_score for t in tests):>4g}  total")
@@ -524,6 +549,11 @@ def main(argv: list[str] | None = None) -> int:
     }
     if args.command == "grade":  # SIGTERM stops the batch in order, as Ctrl+C does (see batch._grade_or_stop)
         stop_on_sigterm()
+    with escaping_output():  # what students named and wrote reaches the terminal as text
+        return _run(args, handlers)
+
+
+def _run(args: argparse.Namespace, handlers: Mapping[str, Callable[[argparse.Namespace], int]]) -> int:
     try:
         return handlers[args.command](args)
     except (ValueError, InstructorMaterialMissing, IsolationUnavailable) as error:

@@ -57,6 +57,7 @@ _ASSIGNMENT_KEYS = _SHARED_KEYS | {
     "points",
     "time_limit",
     "test_time_limit",
+    "wall_limit",
     "memory_mb",
     "allow_imports",
     "deny_imports",
@@ -82,6 +83,12 @@ class Course:
         get_assignment(assignment_id)
         return dict(self.tables.get(assignment_id, {}))
 
+    def with_setting(self, assignment_id: str, key: str, value: Any) -> Course:
+        """These settings with one more for one assignment (a command-line option that overrides
+        the file), checked like the file's own."""
+        checked = _check_table({key: value}, f"--{key.replace('_', '-')}", _ASSIGNMENT_KEYS)
+        return Course(self.path, {**self.tables, assignment_id: {**self.tables.get(assignment_id, {}), **checked}})
+
     def assignment(self, assignment_id: str) -> Assignment:
         """The kit's assignment with this course's settings applied."""
         return apply_settings(get_assignment(assignment_id), self.settings(assignment_id))
@@ -100,12 +107,14 @@ class Course:
         return lines
 
 
-def find_course_file(explicit: Path | None, *places: Path | None) -> Path | None:
-    """The course file to use: the one named, else ``course.toml`` in the current folder, else in
-    one of ``places`` (an nbgrader course's root); None when there is none."""
+def find_course_file(explicit: Path | None, *places: Path | None, here: Path | None = None) -> Path | None:
+    """The course file to use: the one named, else ``course.toml`` in ``here`` (the current folder,
+    when the caller has checked it is the instructor's), else in one of ``places`` (an nbgrader
+    course's root); None when there is none. Only the instructor's folders are ever asked: the
+    caller never passes a folder a student handed in."""
     if explicit is not None:
         return Path(explicit)
-    for folder in (Path.cwd(), *places):
+    for folder in (here, *places):
         if folder is not None and (Path(folder) / FILE_NAME).is_file():
             return Path(folder) / FILE_NAME
     return None
@@ -182,7 +191,7 @@ def _check_table(table: Mapping[str, Any], where: str, known: set[str]) -> dict[
                 raise CourseError(f"{where}: {key} must be a plain file or folder name, got {value!r}")
             if key == "notebook" and not value.endswith((".ipynb", ".py")):
                 raise CourseError(f"{where}: notebook must end in .ipynb or .py, got {value!r}")
-        elif key in ("points", "time_limit", "test_time_limit", "own_tests_time_limit"):
+        elif key in ("points", "time_limit", "test_time_limit", "wall_limit", "own_tests_time_limit"):
             _positive_number(value, key, where)
         elif key == "own_tests_points":
             _positive_number(value, key, where, zero=True)
@@ -247,6 +256,7 @@ def apply_settings(assignment: Assignment, settings: Mapping[str, Any]) -> Assig
         "points": "points",
         "time_limit": "time_limit",
         "test_time_limit": "test_time_limit",
+        "wall_limit": "wall_limit",
         "memory_mb": "memory_mb",
         "visibility": "visibility",
         "disallowed_import": "disallowed_import",

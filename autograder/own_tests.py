@@ -140,7 +140,7 @@ def tests_source(
         text = _read_nofollow(beside) if beside != graded_file else None
         if text is not None:
             module = graded_file.stem if graded_file.stem.isidentifier() else MODULE
-            return FoundTests(TestsFile(text, "test.py", spec.file_classes, module), "test.py")
+            return FoundTests(TestsFile(text, "test.py", spec.file_classes, module, skip=spec.course_tests), "test.py")
     if cells is not None:
         found = tests_from_cells(cells, assignment.names)
         if not _defines_tests(found.source):

@@ -44,11 +44,11 @@ import json
 import os
 import secrets
 import stat
-import unicodedata
 from pathlib import Path
 from typing import Literal, overload
 
 from minesweeper_kit.csvfile import write_rows
+from minesweeper_kit.terminal import shown
 
 from .grading import NOT_GRADED, NOT_LOADED, NOT_SUBMITTED, GradeReport
 from .misconceptions import misconception_line
@@ -117,25 +117,10 @@ def _points(value: float) -> str:
 
 
 # ---------------------------------------------------------------------- student-made text
-_HIDDEN_CATEGORIES = {"Cc", "Cf", "Cs", "Zl", "Zp"}
-
-
 def _visible(text: str, keep: str = "\t") -> str:
-    """``text`` with control, invisible-format and line-separator characters written as
-    escapes (``\\x1b``, ``\\u202e``): a carriage return, a terminal escape sequence or a
-    right-to-left override in student-made text cannot move, hide or reorder what is shown.
-    Characters in ``keep`` stay as they are."""
-    if text.isprintable():
-        return text
-    out = []
-    for char in text:
-        if char in keep or char == " " or unicodedata.category(char) not in _HIDDEN_CATEGORIES:
-            out.append(char)
-        elif ord(char) < 0x100:
-            out.append(f"\\x{ord(char):02x}")
-        else:
-            out.append(f"\\u{ord(char):04x}")
-    return "".join(out)
+    """``text`` with control, invisible-format and line-separator characters written as escapes
+    (``\\x1b``, ``\\u202e``; see :mod:`minesweeper_kit.terminal`), but for those in ``keep``."""
+    return shown(text, keep)
 
 
 def _student_lines(text: str) -> list[str]:

@@ -28,8 +28,9 @@ __all__ = [
     "discover",
     "folder_name",
     "find_course",
+    "inside_submitted",
     "is_course_root",
-    "parse_timestamp",
+    "read_timestamp",
     "Found",
     "Layout",
     "CODE_SUFFIXES",
@@ -219,17 +220,49 @@ def is_course_root(folder: Path) -> bool:
     return kinds.get(SUBMITTED) == "dir" and _has_course_marker(kinds)
 
 
+def _course_holding(path: Path) -> Path | None:
+    """The outermost nbgrader course whose ``submitted/`` folder holds ``path`` (as written, no
+    link resolved below the course), or None. Everything in ``submitted/`` is the students', so a
+    folder there that looks like a course (its own ``submitted/`` beside an ``nbgrader_config.py``)
+    is still a student's folder, never a course."""
+    absolute = Path(os.path.abspath(path))
+    for ancestor in reversed((absolute, *absolute.parents)):
+        if ancestor.name == SUBMITTED and is_course_root(ancestor.parent):
+            return ancestor.parent
+    return None
+
+
 def find_course(path: Path) -> Path | None:
     """The nbgrader course a path given to the grader belongs to, or None: ``path`` may be the
     course folder, its ``submitted/`` folder, a student's folder in it, one of that student's
-    assignment folders, or a file there."""
-    start = Path(path).resolve()
-    if not start.is_dir():
-        start = start.parent
-    for candidate in [start, *start.parents][:4]:
-        if is_course_root(candidate) and (candidate == start or start.is_relative_to(candidate / SUBMITTED)):
-            return candidate
+    assignment folders, or a file there.
+
+    The course is found from the instructor's side only: the outermost course whose
+    ``submitted/`` holds ``path``, else ``path`` itself when it is a course root. A folder inside a
+    course's ``submitted/`` is never a course, whatever it holds, and no link inside ``submitted/``
+    is followed to find one: nothing a student hands in is read as the course's configuration."""
+    holder = _holder(path)
+    if holder is not None:
+        return holder
+    resolved = Path(path).resolve()
+    return resolved if resolved.is_dir() and is_course_root(resolved) else None
+
+
+def _holder(path: Path) -> Path | None:
+    """The course (resolved) whose ``submitted/`` holds ``path`` as written or, for a link the
+    instructor gave, where it leads; the path as written is asked first, so a student's link in
+    ``submitted/`` never leads to a course."""
+    for candidate in (Path(path), Path(path).resolve()):
+        holder = _course_holding(candidate)
+        if holder is not None:
+            return holder.resolve()
     return None
+
+
+def inside_submitted(path: Path) -> bool:
+    """Whether ``path`` lies in an nbgrader course's ``submitted/`` folder: a student's, never a
+    place the grader reads settings from."""
+    return _holder(path) is not None
 
 
 def _collected(folder: Path, kinds: dict[str, str]) -> bool:
@@ -305,13 +338,14 @@ def _is_student_folder(path: Path, kinds: dict[str, str], layout: Layout) -> boo
     return _collected(path, {name: kind for name, kind in kinds.items() if not name.startswith(".")})
 
 
-def _from_folder(path: Path, layout: Layout) -> list[Found]:
+def _from_folder(path: Path, layout: Layout, *, students_here: bool = False) -> list[Found]:
     """The students a folder argument (resolved: no link in it) holds, in a stable order. Nothing
     below it is reached through a link: a student's folder that is a link is a student whose file
-    is that link, and reading it says so."""
+    is that link, and reading it says so. ``students_here``: the folder is a course's
+    ``submitted/``, one student per sub-folder, whatever they hold."""
     kinds = entry_kinds(path)
-    course = kinds.get(SUBMITTED) == "dir" and _has_course_marker(kinds)
-    if kinds.get(SUBMITTED) == "link" and _has_course_marker(kinds):
+    course = not students_here and kinds.get(SUBMITTED) == "dir" and _has_course_marker(kinds)
+    if not students_here and kinds.get(SUBMITTED) == "link" and _has_course_marker(kinds):
         raise ValueError(
             f"{path / SUBMITTED} is a symbolic link, and the grader follows no link below the folder it is "
             "given: give it the folder that link leads to"
@@ -319,7 +353,7 @@ def _from_folder(path: Path, layout: Layout) -> list[Found]:
     if course:
         path = path / SUBMITTED
         kinds = entry_kinds(path)
-    nbgrader = layout.folder is not None and (course or _holds_assignment_folders(path, kinds, layout))
+    nbgrader = layout.folder is not None and (course or students_here or _holds_assignment_folders(path, kinds, layout))
     if not nbgrader and _is_student_folder(path, kinds, layout):
         return [_nbgrader_student(path, layout)]
     direct = _direct_code(path, kinds)
@@ -361,17 +395,30 @@ def _in_course(path: Path) -> tuple[Path, Path] | None:
 
 def _course_argument(submitted: Path, below: Path, given: Path, layout: Layout) -> list[Found]:
     """The students an argument inside a course's ``submitted/`` folder holds, reached from that
-    folder without following a link: a link on the way is the student's, and reading it names it."""
+    folder without following a link: a link on the way is the student's, and reading it names it.
+
+    The layout there is nbgrader's and nothing a student hands in changes it: ``submitted/`` holds
+    one folder per student, and anything given below a student's folder is that student's, named
+    by the folder (a ``submitted/`` or an ``nbgrader_config.py`` inside it is just a file of theirs)."""
     real = submitted / below
+    if not below.parts:
+        return _from_folder(real, layout, students_here=True)
+    student, student_dir = _clean_id(below.parts[0]), submitted / below.parts[0]
     try:
         os.close(open_nofollow(real, directory=True))
     except LinkInPath:
-        return [Found(_clean_id(below.parts[0]), real, submitted / below.parts[0])]
+        return [Found(student, real, student_dir)]
     except OSError:  # not a folder: a file
         if real.suffix not in CODE_SUFFIXES:
             raise ValueError(f"a submission file must be .py or .ipynb, got {real.name}") from None
-        return [Found(_clean_id(_student_name(given)), real, given, timestamp=_timestamp(real.parent))]
-    return _from_folder(real, layout)
+        if len(below.parts) == 1:  # a file lying directly in submitted/: not a student's folder
+            return [Found(_clean_id(_student_name(given)), real, given, timestamp=_timestamp(real.parent))]
+        return [Found(student, real, student_dir, timestamp=_timestamp(real.parent))]
+    if len(below.parts) == 1 and layout.folder is not None:
+        return [_nbgrader_student(real, layout)]
+    files, links = _code_files(real)
+    file = _pick(files, layout) or (links[0] if links else None)
+    return [Found(student, file, student_dir, missing="" if file else NO_CODE, timestamp=_timestamp(real))]
 
 
 def _digest(text: str, digits: int) -> str:
@@ -478,10 +525,15 @@ def discover(paths: list[Path], layout: Layout | None = None) -> list[Found]:
     return _distinct_ids(unique)
 
 
-def parse_timestamp(text: str) -> dt.datetime | None:
-    """When a submission was made, from nbgrader's ``timestamp.txt`` ("2026-11-20 13:04:22.123456
-    UTC" by default, or ISO 8601), in UTC; a time without a zone is nbgrader's default, UTC. None
-    when the text is not a date."""
+#: A timestamp later than this after the grader's own clock is not believed.
+FUTURE_SLACK = dt.timedelta(days=1)
+
+
+def read_timestamp(text: str, now: dt.datetime | None = None) -> tuple[dt.datetime | None, str]:
+    """``(when, "")`` for a usable ``timestamp.txt``, else ``(None, why)``: the text is not a date,
+    a date that cannot be put in UTC (``0001-01-01T00:00:00+14:00`` falls before year 1), or one more
+    than a day after ``now`` (the grader's clock). The file is the student's: never an error."""
+    shown = repr(text.strip()[:60])
     text = text.strip()
     for zone in (" UTC", " GMT", "Z"):
         if text.endswith(zone):
@@ -489,6 +541,10 @@ def parse_timestamp(text: str) -> dt.datetime | None:
             break
     try:
         when = dt.datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return (when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)).astimezone(dt.timezone.utc)
+        when = (when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)).astimezone(dt.timezone.utc)
+    except (ValueError, OverflowError):
+        return None, f"timestamp.txt holds {shown}, which is not a date in UTC's range"
+    now = now or dt.datetime.now(dt.timezone.utc)
+    if when > now + FUTURE_SLACK:
+        return None, f"timestamp.txt holds {shown}, a date in the future"
+    return when, ""

@@ -98,6 +98,9 @@ class TestsFile:
     classes: tuple[str, ...] | None = None  #: only these classes' tests count (6.009's TestTiny)
     module: str = "lab"  #: what the file imports the tested names as (``import lab``)
     as_names: bool = False  #: a notebook's tests use the tested names without importing them
+    #: functions and classes in the file that are not the student's (the course's own tests a
+    #: handout's test.py holds): never run
+    skip: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -575,6 +578,7 @@ class _Grade:
         return {
             "select": select,
             "classes": list(self.tests.classes) if self.tests.classes is not None else None,
+            "skip": list(self.tests.skip),
             "start": start,
             "repeats": repeats,
             "test_seconds": self.limits.test_seconds,

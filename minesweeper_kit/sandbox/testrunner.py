@@ -73,9 +73,9 @@ def _tell(message: dict) -> str:
 
 def run(plan: dict) -> dict:
     """Run the tests ``plan`` selects: ``select`` (test names, or None for all), ``classes`` (only
-    these classes' tests, or None), ``repeats`` (how many runs of the whole selection, numbered
-    from ``start``), ``most`` (tests run at most), ``test_seconds``. Returns ``{"tests": [...]}``,
-    the names collected."""
+    these classes' tests, or None), ``skip`` (functions and classes never run), ``repeats`` (how
+    many runs of the whole selection, numbered from ``start``), ``most`` (tests run at most),
+    ``test_seconds``. Returns ``{"tests": [...]}``, the names collected."""
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     import pytest
 
@@ -88,6 +88,7 @@ def run(plan: dict) -> dict:
         plan.get("classes"),
         float(plan.get("test_seconds") or 10.0),
         int(plan.get("most") or 60),
+        set(plan.get("skip") or ()),
     )
     arguments = [
         path,
@@ -141,9 +142,16 @@ class _Collector:
     """The pytest plugin: selects, times and seeds each test, and sends its result."""
 
     def __init__(
-        self, filename: str, select: set[str] | None, classes: list[str] | None, seconds: float, most: int
+        self,
+        filename: str,
+        select: set[str] | None,
+        classes: list[str] | None,
+        seconds: float,
+        most: int,
+        skip: set[str],
     ) -> None:
         self.filename, self.select, self.classes, self.seconds, self.most = filename, select, classes, seconds, most
+        self.skip = skip
         self.collected: list[str] = []
         self.phases: dict[str, list] = {}
         self.rows: dict[str, int] = {}
@@ -163,7 +171,11 @@ class _Collector:
         for item in items:
             name = _name(item.nodeid)
             cls = name.split(".", 1)[0] if "." in name.split("[", 1)[0] else None
-            wanted = (self.classes is None or cls in self.classes) and (self.select is None or name in self.select)
+            wanted = (
+                (self.classes is None or cls in self.classes)
+                and (self.select is None or name in self.select)
+                and name.split("[", 1)[0].split(".", 1)[0] not in self.skip
+            )
             (kept if wanted else dropped).append(item)
         dropped += kept[max(1, int(self.most)) :]
         kept = kept[: max(1, int(self.most))]

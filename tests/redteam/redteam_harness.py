@@ -30,7 +30,7 @@ from pathlib import Path
 
 from autograder.assignments import get_assignment, instructor_dir, notebooks_dir, originals_dir
 from autograder.grading import GradeReport
-from autograder.report import student_dir
+from autograder.report import STAMP, student_dir
 
 import redteam_cases as cases
 from unprivileged import unprivileged_prefix
@@ -253,7 +253,8 @@ def clear_user_keyrings(uids: set[int]) -> None:
     """Empty the user keyrings a red-team case filled (they outlive the sandbox: see the case
     keyring_carried_to_the_next_sandbox), as each uid itself."""
     script = ("import ctypes; libc = ctypes.CDLL(None); libc.syscall(250, 1, None); "
-              "libc.syscall(250, 8, -4, -3); libc.syscall(250, 7, -4)")
+              "libc.syscall(250, 8, -4, -3); libc.syscall(250, 5, libc.syscall(250, 0, -4, 0), 0x3f3f0000); "
+              "libc.syscall(250, 7, -4)")  # write permission given back first: a case may take it away
     for uid in sorted(uids):
         subprocess.run(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", sys.executable, "-I",
                         "-S", "-c", script], capture_output=True, timeout=60)
@@ -608,3 +609,63 @@ def plain_pytest_imports_the_plant(stage: Stage) -> list[str]:
     subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", str(suites)],
                    cwd=control, env=env, capture_output=True, timeout=300)
     return files_named(marker, [control])
+
+
+# ---------------------------------------------------------------------------- running the commands one by one
+def readable(top: Path) -> None:
+    """Folders 0755 and files 0644 below ``top``, links left alone: the unprivileged user reads
+    what an honest submission is, so a refusal can only come from the link."""
+    for where, _, files in os.walk(top):
+        os.chmod(where, 0o755)
+        for name in files:
+            path = os.path.join(where, name)
+            if not os.path.islink(path):
+                os.chmod(path, 0o644)
+
+
+def give_to_user(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    os.chown(folder, UNPRIVILEGED_UID, pwd.getpwuid(UNPRIVILEGED_UID).pw_gid)
+
+
+def start(stage, mode: str, command: list[str], env: dict[str, str] | None = None,
+          cwd: Path | None = None) -> subprocess.Popen:
+    """``command`` as root, or as the unprivileged user through setpriv (in ``cwd``, by default
+    the stage's folder)."""
+    if mode == "user":
+        command = unprivileged_prefix(stage.base) + command
+    return subprocess.Popen(command, cwd=cwd or stage.base, env=env or stage.environment(mode), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def finish(processes: dict[str, subprocess.Popen]) -> dict[str, subprocess.CompletedProcess]:
+    """Wait for the commands of both modes (started together); a stopped test stops them."""
+    done = {}
+    try:
+        for mode, process in processes.items():
+            out, err = process.communicate(timeout=600)
+            done[mode] = subprocess.CompletedProcess(process.args, process.returncode, out, err)
+    finally:
+        for process in processes.values():
+            if process.poll() is None:
+                os.killpg(process.pid, 9)
+                process.wait()
+    return done
+
+
+def grade(stage, mode: str, paths: list[Path], results: Path, *extra: str, cwd: Path | None = None) -> subprocess.Popen:
+    """``autograder grade --assignment hypermines`` with the red team's limits, one worker."""
+    if mode == "user":
+        give_to_user(results)
+    command = [sys.executable, "-m", "autograder.cli", "grade", "--assignment", "hypermines",
+               *[str(p) for p in paths], "--results-dir", str(results), "--csv", str(results / "grades.csv"),
+               *grade_args("hypermines", None), "-j", "1", *extra]
+    return start(stage, mode, command, cwd=cwd)
+
+
+def results_of(results: Path, student: str) -> tuple[dict, str, dict]:
+    """results.json, feedback.txt and the signed grader.json of one student."""
+    folder = student_dir(results, student)
+    return (json.loads((folder / "results.json").read_text(encoding="utf-8")),
+            (folder / "feedback.txt").read_text(encoding="utf-8"),
+            json.loads((folder / STAMP).read_text(encoding="utf-8")))

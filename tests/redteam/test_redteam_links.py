@@ -15,10 +15,8 @@ import ctypes
 import hashlib
 import json
 import os
-import pwd
 import shutil
 import struct
-import subprocess
 import sys
 import zipfile
 from pathlib import Path
@@ -27,9 +25,8 @@ import pytest
 
 from autograder.assignments import get_assignment, instructor_dir, notebooks_dir
 from autograder.gradescope import export
-from autograder.report import STAMP, student_dir
-from redteam_harness import MODES, REPO, UNPRIVILEGED_UID, grade_args
-from unprivileged import unprivileged_prefix
+from autograder.report import student_dir
+from redteam_harness import MODES, REPO, finish, give_to_user, grade, readable, results_of, start
 
 HYPERMINES = get_assignment("hypermines")
 #: The reference scores this; a submission read through a link to the instructor's copy would too.
@@ -73,64 +70,6 @@ class OpenWatch:
         finally:
             os.close(self.fd)
         return events
-
-
-# ---------------------------------------------------------------------------- running the commands
-def readable(top: Path) -> None:
-    """Folders 0755 and files 0644 below ``top``, links left alone: the unprivileged user reads
-    what an honest submission is, so a refusal can only come from the link."""
-    for where, _, files in os.walk(top):
-        os.chmod(where, 0o755)
-        for name in files:
-            path = os.path.join(where, name)
-            if not os.path.islink(path):
-                os.chmod(path, 0o644)
-
-
-def give_to_user(folder: Path) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    os.chown(folder, UNPRIVILEGED_UID, pwd.getpwuid(UNPRIVILEGED_UID).pw_gid)
-
-
-def start(stage, mode: str, command: list[str], env: dict[str, str] | None = None) -> subprocess.Popen:
-    """``command`` as root, or as the unprivileged user through setpriv."""
-    if mode == "user":
-        command = unprivileged_prefix(stage.base) + command
-    return subprocess.Popen(command, cwd=stage.base, env=env or stage.environment(mode), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
-
-
-def finish(processes: dict[str, subprocess.Popen]) -> dict[str, subprocess.CompletedProcess]:
-    """Wait for the commands of both modes (started together); a stopped test stops them."""
-    done = {}
-    try:
-        for mode, process in processes.items():
-            out, err = process.communicate(timeout=600)
-            done[mode] = subprocess.CompletedProcess(process.args, process.returncode, out, err)
-    finally:
-        for process in processes.values():
-            if process.poll() is None:
-                os.killpg(process.pid, 9)
-                process.wait()
-    return done
-
-
-def grade(stage, mode: str, paths: list[Path], results: Path, *extra: str) -> subprocess.Popen:
-    """``autograder grade --assignment hypermines`` with the red team's limits, one worker."""
-    if mode == "user":
-        give_to_user(results)
-    command = [sys.executable, "-m", "autograder.cli", "grade", "--assignment", "hypermines",
-               *[str(p) for p in paths], "--results-dir", str(results), "--csv", str(results / "grades.csv"),
-               *grade_args("hypermines", None), "-j", "1", *extra]
-    return start(stage, mode, command)
-
-
-def results_of(results: Path, student: str) -> tuple[dict, str, dict]:
-    """results.json, feedback.txt and the signed grader.json of one student."""
-    folder = student_dir(results, student)
-    return (json.loads((folder / "results.json").read_text(encoding="utf-8")),
-            (folder / "feedback.txt").read_text(encoding="utf-8"),
-            json.loads((folder / STAMP).read_text(encoding="utf-8")))
 
 
 def files_holding(text: str, folder: Path) -> list[str]:
