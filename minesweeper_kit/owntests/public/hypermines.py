@@ -33,7 +33,8 @@ class HyperMinesGame:
                 raise ValueError(f"bomb {list(bomb)} is not a cell of a {dimensions} board")
         self.torus = bool(torus)
         self.charges = _charges(cells, charges)
-        game = Game.from_mines(dimensions, list(dict.fromkeys(cells)), charges=self.charges, torus=self.torus)
+        charged = self.charges or None  # no bombs, no charges: the engine's default
+        game = Game.from_mines(dimensions, list(dict.fromkeys(cells)), charges=charged, torus=self.torus)
         self.dimensions = dimensions
         self.board = write_board(game)
         self.mask = game.revealed.tolist()
@@ -50,8 +51,8 @@ class HyperMinesGame:
         mines = cells == "."
         numbers = np.where(mines, 0, cells).astype(np.int64)
         charges = None
-        if self.charges is not None:
-            charges = np.zeros(mines.shape, dtype=np.int64)
+        if self.charges:
+            charges = np.ones(mines.shape, dtype=np.int64)  # a cell without a bomb: its charge is never read
             for cell, charge in self.charges.items():
                 charges[cell] = charge
         return Game.from_arrays(
