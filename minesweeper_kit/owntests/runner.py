@@ -383,7 +383,7 @@ class _Grade:
                 self.run.calls = self.host.calls()  # what the tests did on the reference, once
             self.host.use(self.implementation.name)
             self.position, self.current, self.cached, self.diverged = {}, "", [], set()
-            self.caching = self.repeat > 0 and bool(self.pairs)
+            self.caching = bool(self.pairs)  # answered before: the first repeat's, or a replay's
             return "stop" if self.over_budget() else "ok"
         if kind == "collected":
             names = message.get("tests")
@@ -464,6 +464,7 @@ class _Grade:
                 self._catch_up()
             answer = self._live(text)
             if self.repeat == 0 and mine is not None:
+                del mine[index:]  # from here on, what this run was answered
                 mine.append((key, answer))
         recorded = self.transcripts.get(test)
         if self.record and self.repeat == 0 and recorded is not None:
@@ -513,15 +514,25 @@ class _Grade:
 
     # --- one session: a tests' sandbox for one implementation
     def session(
-        self, implementation: Implementation, select: list[str] | None, *, record: bool = False, confirm: bool = False
+        self,
+        implementation: Implementation,
+        select: list[str] | None,
+        *,
+        record: bool = False,
+        confirm: bool = False,
+        told: dict[str, list[tuple[str, str]]] | None = None,
     ) -> dict[str, list[Outcome]]:
         """Run the tests ``select`` chooses (all: None) against ``implementation``, each
         ``repeats`` times, in a fresh tests' sandbox (a fresh one again for the tests left when a
         test stops it). With ``confirm`` (a planted bug) each runs once, and only those that
-        failed after a different answer run the other times (a catch needs every run to fail)."""
+        failed after a different answer run the other times (a catch needs every run to fail).
+        ``told``: each test's first requests as this implementation answered them already (a
+        replay): the same requests are answered so again, and the implementation asked only for
+        what comes after them."""
         self.implementation, self.record = implementation, record
         self.compare = not implementation.correct
-        self.results, self.diverged, self.stopped, self.pairs = {}, set(), set(), {}
+        self.results, self.diverged, self.stopped = {}, set(), set()
+        self.pairs = {name: list(pairs) for name, pairs in (told or {}).items()}
         repeats = self.limits.repeats
         goals: list[tuple[Callable[[], list[str] | None], int]]
         if confirm:
@@ -689,15 +700,21 @@ class _Grade:
         found = self.host.replay(runs, allowance) if runs else []
         self.charged += max(0.0, self.host.cpu() - before) if found is not None else allowance
         if found is None or len(found) != len(replayable):
-            found = [0] * len(replayable)
-        same = {m for m, where in zip(replayable, found) if where is None}
+            found = [[]] * len(replayable)
+        same = {m for m, answers in zip(replayable, found) if answers is None}
         run.same[chaff.name] = same
         differ = [m for m in methods if m not in same]
         if not differ or self.over_budget():
             if differ:
                 run.untried.append(chaff.name)
             return
-        results = self.session(chaff, differ, confirm=True)
+        # what the replay was answered: the run of each test starts from it, the chaff not asked again
+        told = {
+            m: [(request_key(request), str(answer)) for (request, _), answer in zip(self.transcripts[m].pairs, answers)]
+            for m, answers in zip(replayable, found)
+            if isinstance(answers, list)
+        }
+        results = self.session(chaff, differ, confirm=True, told=told)
         for name, outcomes in results.items():
             run.outcomes.setdefault(name, {})[chaff.name] = outcomes
 

@@ -375,20 +375,23 @@ class Host:
 
     def replay(self, runs: list) -> list:
         """Each of ``runs`` (``[test, made, kept, [[request, answer], ...]]``, as answered by another
-        implementation) asked again of this one, from the same numbering: the index of the first
-        request this one answers otherwise, or None when it answers every one the same."""
-        found: list[int | None] = []
+        implementation) asked again of this one, from the same numbering, up to the first request
+        this one answers otherwise: None for a run answered the same throughout, else this one's
+        answers up to and with that request (what a run of the test here would be told)."""
+        found: list[list[str] | None] = []
         for test, made, kept, pairs in runs:
             self._reset(int(made), int(kept))
             self.log = []
             self.begin(str(test))
-            differs = None
-            for index, (request, answer) in enumerate(pairs):
+            answers: list[str] = []
+            for request, answer in pairs:
                 got = self.handle(request)
+                answers.append(got)
                 if got != answer and canonical(got) != canonical(answer):
-                    differs = index
+                    found.append(answers)
                     break
-            found.append(differs)
+            else:
+                found.append(None)
         return found
 
     # the tests' requests
