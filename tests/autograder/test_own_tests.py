@@ -107,6 +107,24 @@ def test_valid_tests_catch_the_bugs_they_exercise_and_a_wrong_test_earns_nothing
     assert "0 < p" not in text and "0 <= p" not in text, "never a chaff's code"
 
 
+def test_a_catch_holds_when_the_test_goes_on_after_the_different_answer(library):
+    """A planted bug's run of a test starts from what its replay was told; a test that asks more
+    after the different answer has the bug answer the rest as a run from the start would."""
+    later = '''
+import lab
+
+class TestTiny:
+    def test_checks_at_the_end(self):
+        game = lab.HyperMinesGame([4], [[3]])
+        counts = [game.dig([0]), game.dig([3])]
+        assert (counts, game.state, game.render()) == ([3, 0], "victory", [" ", " ", "1", "_"])
+'''
+    result = grade(later, library)
+    assert [(t.name, t.valid, t.caught) for t in result.tests] == [
+        ("TestTiny.test_checks_at_the_end", True, ["no-victory"])
+    ], result.feedback()
+
+
 def test_a_suite_that_catches_nothing_and_one_that_misses_the_requirement(library):
     weak = '''
 import lab
