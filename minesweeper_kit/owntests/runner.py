@@ -23,10 +23,12 @@ earns nothing.
 answered is kept. Each planted bug is first asked the same questions in the same order
 (:meth:`Host.replay`): a bug that answers every one the same cannot change the test's outcome,
 which is then the reference's (a pass), without running the test. Only the tests a bug answers
-otherwise are run against it, in a fresh sandbox, and a *catch* counts only when the test fails
+otherwise are run against it, in a fresh sandbox, starting from what the replay was answered (the
+bug is not asked again what it was just asked), and a *catch* counts only when the test fails
 after the bug's first different answer, on every one of ``repeats`` runs. A test that fails on a
 bug before any answer differed fails for another reason (chance, or what another test left), and
-that is never a catch.
+that is never a catch. The tests are tried on a bug in the order they ran, and the first that
+catches it ends its trial: whether later tests would catch it too changes nothing.
 
 **Bounded.** Each test has ``test_seconds`` of CPU time, its own and the implementation's on its
 behalf. Everything the grader does for the student's tests (the tests' sandboxes, their module's
@@ -40,13 +42,15 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..sandbox import ImportPolicy, Limits, LoadError, Sandbox, SandboxError, TimeLimitExceeded
+from ..sandbox import ImportPolicy, Limits, LoadError, ResultError, Sandbox, SandboxError, TimeLimitExceeded
 from ..sandbox.remote import canonical, request_key
+from .source import failable, method_of
 
 __all__ = [
     "Implementation",
@@ -215,7 +219,7 @@ class _Host:
         self.box: Sandbox | None = None
         self.current = ""
         self.kinds: dict[str, str] = {}
-        self.restarted = 0
+        self.ended = 0.0  #: CPU seconds of the sandboxes closed so far
 
     def start(self) -> None:
         self.box = Sandbox(
@@ -234,7 +238,8 @@ class _Host:
             self.use(self.current)
 
     def cpu(self) -> float:
-        return self.box.cpu_seconds() if self.box is not None else 0.0
+        """CPU seconds of every sandbox this host ran, the ones started again after a crash too."""
+        return self.ended + (self.box.cpu_seconds() if self.box is not None else 0.0)
 
     def use(self, name: str) -> dict[str, str]:
         if self.box is None or not self.box.alive:
@@ -255,10 +260,17 @@ class _Host:
         assert self.box is not None
         try:
             return str(self.box.call("handle", text, timeout=max(0.05, seconds)))
-        except SandboxError as error:  # a hang, or a crash: the objects made so far are gone
+        except SandboxError as error:  # a hang, a crash, an answer too large: the objects made so far are gone
             self._again()
-            what = "took too long on this input" if isinstance(error, TimeLimitExceeded) else "stopped on this input"
-            return json.dumps({"error": {"type": "RuntimeError", "message": f"the tested code {what}"}})
+            if isinstance(error, TimeLimitExceeded):
+                what = "the tested code took too long on this input"
+            elif isinstance(error, ResultError) and "too large" in str(error):
+                sizes = re.search(r"(\d+) bytes; the limit is (\d+)", str(error))
+                how = f" ({int(sizes[1]):,} bytes; at most {int(sizes[2]):,})" if sizes else ""
+                what = f"the tested code's answer was too large to send to your test{how}"
+            else:
+                what = "the tested code stopped on this input"
+            return json.dumps({"error": {"type": "RuntimeError", "message": what}})
 
     def replay(self, runs: list, seconds: float) -> list | None:
         """:meth:`Host.replay` within ``seconds``; None when it did not finish (the host then
@@ -277,8 +289,9 @@ class _Host:
 
     def _again(self) -> None:
         assert self.box is not None
+        self.ended += self.box.cpu_seconds()
         self.box.close()
-        self.restarted += 1
+        self.box = None
         self.start()
 
     def close(self) -> None:
@@ -345,6 +358,8 @@ class _Grade:
         self.seen: list[str] = []
         self.problem_told = False
         self.load_failure: Outcome | None = None  #: the file did not load against this implementation
+        self.planned: list[str] = []  #: the tests of the plan in progress
+        self.chaff_caught = False
 
     # --- the budget
     def spent(self) -> float:
@@ -480,8 +495,7 @@ class _Grade:
         before = self.host.cpu()
         seconds = min(self.limits.call_seconds, max(0.05, self._test_left()), max(0.05, self.left()))
         answer = self.host.answer(text, seconds)
-        used = max(0.0, self.host.cpu() - before) if self.host.restarted == 0 else seconds
-        self.host.restarted = 0
+        used = max(0.0, self.host.cpu() - before)
         self.charged += used
         recorded = self.transcripts.get(self.current)
         if self.record and self.repeat == 0 and recorded is not None:
@@ -521,6 +535,7 @@ class _Grade:
         record: bool = False,
         confirm: bool = False,
         told: dict[str, list[tuple[str, str]]] | None = None,
+        plans_of: Callable[[], dict | None] | None = None,
     ) -> dict[str, list[Outcome]]:
         """Run the tests ``select`` chooses (all: None) against ``implementation``, each
         ``repeats`` times, in a fresh tests' sandbox (a fresh one again for the tests left when a
@@ -528,7 +543,7 @@ class _Grade:
         failed after a different answer run the other times (a catch needs every run to fail).
         ``told``: each test's first requests as this implementation answered them already (a
         replay): the same requests are answered so again, and the implementation asked only for
-        what comes after them."""
+        what comes after them. ``plans_of``: the runs to make, one plan at a time, instead."""
         self.implementation, self.record = implementation, record
         self.compare = not implementation.correct
         self.results, self.diverged, self.stopped = {}, set(), set()
@@ -569,9 +584,9 @@ class _Grade:
         while not self.over_budget():
             self.host.use(implementation.name)
             self.load_failure = None
-            crashed = self._sandbox_run(plans)
+            crashed = self._sandbox_run(plans_of or plans)
             if self.load_failure is not None:
-                for name in select if select is not None else self.seen:
+                for name in (select or self.planned) if select is not None else self.seen:
                     self.results.setdefault(name, []).extend([self.load_failure] * repeats)
                 break
             if crashed is None:
@@ -632,6 +647,7 @@ class _Grade:
                 plan = plans()
                 if plan is None:
                     break
+                self.planned = list(plan["select"] or [])
                 count = len(plan["select"]) if plan["select"] is not None else self.limits.most_tests
                 allowance = min(max(1.0, self.left()), count * plan["repeats"] * self.limits.test_seconds + 30)
                 box.call("run", plan, timeout=allowance)
@@ -672,7 +688,8 @@ class _Grade:
             for name, outcomes in results.items():
                 run.outcomes.setdefault(name, {})[wheat.name] = outcomes
         valid = [name for name in run.tests if self._valid_so_far(name, wheats)]
-        methods = [name for name in valid if name not in run.rows]
+        can_fail = failable(self.tests.source)  # a test that cannot fail is credited with no catch
+        methods = [name for name in valid if name not in run.rows and can_fail.get(method_of(name), True)]
         for chaff in chaffs:
             if self.over_budget():
                 run.untried.append(chaff.name)
@@ -689,34 +706,74 @@ class _Grade:
         )
 
     def _try(self, chaff: Implementation, methods: list[str]) -> None:
-        """The valid tests against one planted bug: replayed first, run only where it answers
-        otherwise."""
+        """The valid tests that can fail, in their order, against one planted bug, until one
+        catches it: each replayed first, and run only when the bug answers it otherwise; the tests
+        after the first catch are not tried on it (a bug is caught or not; which later tests would
+        catch it too changes nothing)."""
         run = self.run
-        replayable = [m for m in methods if m in self.transcripts]
-        runs = [[m, t.made, t.kept, t.pairs] for m in replayable for t in [self.transcripts[m]]]
-        self.host.use(chaff.name)
-        before = self.host.cpu()
-        allowance = min(self.left(), sum(self.transcripts[m].host_seconds for m in replayable) * 10 + 2)
-        found = self.host.replay(runs, allowance) if runs else []
-        self.charged += max(0.0, self.host.cpu() - before) if found is not None else allowance
-        if found is None or len(found) != len(replayable):
-            found = [[]] * len(replayable)
-        same = {m for m, answers in zip(replayable, found) if answers is None}
+        same: set[str] = set()
         run.same[chaff.name] = same
-        differ = [m for m in methods if m not in same]
-        if not differ or self.over_budget():
-            if differ:
+        pending = list(methods)
+        told: dict[str, list[tuple[str, str]]] = {}
+
+        def differing() -> str | None:
+            """The next test the bug answers otherwise (replayed), or that cannot be replayed."""
+            while pending and not self.over_budget():
+                name = pending.pop(0)
+                transcript = self.transcripts.get(name)
+                if transcript is None:
+                    return name
+                self.host.use(chaff.name)
+                before = self.host.cpu()
+                allowance = min(self.left(), transcript.host_seconds * 10 + 2)
+                found = self.host.replay([[name, transcript.made, transcript.kept, transcript.pairs]], allowance)
+                self.charged += max(0.0, self.host.cpu() - before)
+                if found is not None and len(found) == 1 and found[0] is None:
+                    same.add(name)
+                    continue
+                if found is not None and len(found) == 1 and isinstance(found[0], list):
+                    # what the replay was answered: the run starts from it, the bug not asked again
+                    told[name] = [(request_key(r), str(a)) for (r, _), a in zip(transcript.pairs, found[0])]
+                return name
+            return None
+
+        current = differing()
+        if current is None:
+            if pending:
                 run.untried.append(chaff.name)
             return
-        # what the replay was answered: the run of each test starts from it, the chaff not asked again
-        told = {
-            m: [(request_key(request), str(answer)) for (request, _), answer in zip(self.transcripts[m].pairs, answers)]
-            for m, answers in zip(replayable, found)
-            if isinstance(answers, list)
-        }
-        results = self.session(chaff, differ, confirm=True, told=told)
+        repeats = self.limits.repeats
+        asked: set[tuple[str, int]] = set()
+
+        def caught(name: str, runs: int) -> bool:
+            outcomes = [self.results.get(name, [])] + [
+                outs for row, outs in self.results.items() if row.startswith(name + " ")
+            ]
+            return any(len(o) >= runs and _caught(o) for o in outcomes)
+
+        def plans() -> dict | None:
+            nonlocal current
+            while current is not None:
+                done = len(self.results.get(current, []))
+                if done == 0 and (current, 0) not in asked:
+                    asked.add((current, 0))
+                    self.pairs.setdefault(current, list(told.get(current, [])))
+                    return self._plan([current], 0, 1)
+                if done and caught(current, 1) and done < repeats and (current, done) not in asked:
+                    asked.add((current, done))
+                    return self._plan([current], done, repeats - done)
+                if caught(current, repeats):
+                    self.chaff_caught = True
+                    return None
+                current = differing()
+            return None
+
+        self.chaff_caught = False
+        results = self.session(chaff, [], confirm=True, plans_of=plans)
         for name, outcomes in results.items():
             run.outcomes.setdefault(name, {})[chaff.name] = outcomes
+        if not self.chaff_caught and (pending or current is not None) and self.over_budget():
+            run.untried.append(chaff.name)
 
 
 def _in_order(collected: list[str], ran: list[str]) -> list[str]:

@@ -108,6 +108,11 @@ class Verdicts:
             f"{bugs[0].upper() + bugs[1:]} caught by your valid tests: {len(caught)} of {len(self.chaffs)}"
             + (f" ({missed} missed)." if missed else ".")
         )
+        if caught:
+            lines.append(
+                f"(Each of the {bugs} is named at the first of your tests, in the order they ran, that catches it; the "
+                "tests after it are not tried on it.)"
+            )
         if self.untried:
             lines.append(
                 f"{len(self.untried)} of them could not be tried: the own-tests budget of {self.budget:g} s of CPU "
@@ -141,7 +146,7 @@ class Verdicts:
             )
         if test.caught:
             return f"{test.name}: valid; catches: {'; '.join(self.chaffs[c] for c in test.caught)}"
-        return f"{test.name}: valid; catches none of the planted bugs"
+        return f"{test.name}: valid; catches none of the planted bugs the tests before it left"
 
     def text(self, heading: str, where: Callable[[int | None], str], bugs: str = "planted bugs") -> str:
         """The whole feedback on the tests, under ``heading``, cut to :data:`FEEDBACK_CHARACTERS`."""

@@ -22,15 +22,16 @@ STEPS = {"neighbors": "01-neighbors", "make-board": "02-make-board", "flood-fill
          "hypermines": "04-nd-dig"}
 
 
-def table(step: str) -> dict[str, str]:
-    """The docs table of a step: each planted bug's name -> its source cell."""
+def table(step: str, column: int = 3) -> dict[str, str]:
+    """The docs table of a step: each planted bug's name -> a cell of its row (3: its source, 4:
+    the test that catches it)."""
     text = (ROOT / "docs" / "planted-bugs.md").read_text(encoding="utf-8")
     section = text.split(f"`{step}`", 1)[1].split("\n## ", 1)[0]
     rows = {}
     for line in section.splitlines():
         found = re.match(r"\| `([a-z0-9_]+)` \| (.+?) \| (.+) \| (.+) \|$", line)
         if found:
-            rows[found.group(1)] = found.group(3)
+            rows[found.group(1)] = found.group(column)
     return rows
 
 
@@ -57,7 +58,7 @@ def test_no_planted_bug_is_about_the_scaffolding(step):
 def test_the_model_answer_earns_full_own_test_marks(step):
     """Every solution cell of the source notebook, its own tests included, graded as a student's
     notebook is with own tests worth 5 points: every test valid, every planted bug caught, the
-    requirement met."""
+    requirement met; each bug named at the test the docs table says catches it."""
     assignment = dataclasses.replace(get_assignment(step), own_tests_points=5.0)
     path = ROOT / "notebooks" / f"{STEPS[step]}.ipynb"
     submission = read_submission("model", path, assignment.keeps_import, assignment.course_cells())
@@ -68,3 +69,10 @@ def test_the_model_answer_earns_full_own_test_marks(step):
     assert sorted(graded.summary["caught"]) == sorted(c.name for c in planted_for(step)), graded.output
     assert graded.summary["valid"] == graded.summary["tests"] and not graded.summary["unmet"], graded.output
     assert "In this course your own tests are worth 5 points" in graded.output
+    bug_of = {text: name for name, text in graded.summary["misconceptions"].items()}
+    named_at = {}
+    for line in graded.output.splitlines():
+        found = re.match(r"  (\S+): valid; catches: (.+)$", line)
+        if found:
+            named_at.update({bug_of[text]: f"`{found.group(1)}`" for text in found.group(2).split("; ")})
+    assert named_at == table(step, column=4)
