@@ -256,6 +256,17 @@ def main(argv: list[str] | None = None) -> int:
             f"in CPU, {extra['wall'] / more['wall']:.1f} times in wall time."
         )
         lines.append("")
+    lines += [
+        "Where a heavy test's cost goes on this tree: one run on the reference and one on the other correct "
+        "implementation (their second and third runs are answered from the first, the implementations' work not "
+        "done again), then, for each planted bug, a replay of the tests in their order until one catches it (a "
+        "replay stops at the bug's first different answer, and the run that confirms the catch starts from what the "
+        "replay was told). A planted bug no test catches is replayed on every test, its heavy calls included: "
+        "that, not the sandboxes, is what the heavy tests cost beyond twice their own run time, and it grows with "
+        "the planted bugs the suite misses. The fixed start is a tests' sandbox (with pytest) per correct "
+        "implementation and per bug a test answers otherwise, 0.2 s of CPU each.",
+        "",
+    ]
     body = "\n".join(lines)
     print(body)
     if not args.no_write:

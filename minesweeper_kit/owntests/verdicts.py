@@ -146,7 +146,7 @@ class Verdicts:
             )
         if test.caught:
             return f"{test.name}: valid; catches: {'; '.join(self.chaffs[c] for c in test.caught)}"
-        return f"{test.name}: valid; catches none of the planted bugs the tests before it left"
+        return f"{test.name}: valid; catches no planted bug the tests before it missed"
 
     def text(self, heading: str, where: Callable[[int | None], str], bugs: str = "planted bugs") -> str:
         """The whole feedback on the tests, under ``heading``, cut to :data:`FEEDBACK_CHARACTERS`."""
