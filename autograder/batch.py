@@ -31,7 +31,7 @@ from types import FrameType
 
 from tqdm import tqdm
 
-from minesweeper_kit.owntests.source import Cell
+from minesweeper_kit.owntests.source import CodeCell
 from minesweeper_kit.sandbox.lifecycle import remove_orphaned_folders
 from minesweeper_kit.shutdown import Terminated, exit_status
 
@@ -95,7 +95,7 @@ def _grade_job(job: dict) -> dict:
         **{k: v for k, v in job["submission"].items() if k != "path"}, path=Path(job["submission"]["path"])
     )
     submission.line_map = [(cell, line) for cell, line in submission.line_map]
-    submission.test_cells = [Cell(**cell) if isinstance(cell, dict) else cell for cell in submission.test_cells]
+    submission.test_cells = [CodeCell(**cell) if isinstance(cell, dict) else cell for cell in submission.test_cells]
     try:
         report = grade_submission(
             assignment,

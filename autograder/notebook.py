@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from minesweeper_kit.owntests.source import DISPLAY_MODULES, Cell
+from minesweeper_kit.owntests.source import DISPLAY_MODULES, CodeCell
 from minesweeper_kit.owntests.source import is_definition as _is_definition
 from minesweeper_kit.owntests.source import is_display_import as _is_display_import
 
@@ -33,7 +33,7 @@ CHECK_CELL = "check-own-tests"
 #: without a limit a crafted one could keep the grader busy for hours.
 IPYTHON_WORK_LIMIT = 250_000
 CELL_COST = 200
-#: Cell magics that run their body as Python in the notebook's namespace: the body is read
+#: CodeCell magics that run their body as Python in the notebook's namespace: the body is read
 #: as a cell of its own.
 PYTHON_CELL_MAGICS = {"time", "capture"}
 
@@ -457,7 +457,7 @@ def notebook_code(
     return source, [number for number, _ in graded], selection, notes, line_map
 
 
-def test_cells(data: bytes) -> list[Cell]:
+def test_cells(data: bytes) -> list[CodeCell]:
     """The cells a notebook's own tests are read from (see ``minesweeper_kit.owntests.source``):
     every code cell but those nbgrader grades (the visible and hidden tests) and the "check my
     tests" cell, each as IPython runs it and named as feedback names it. A cell IPython cannot
@@ -477,7 +477,7 @@ def test_cells(data: bytes) -> list[Cell]:
             python = reader.transform(text, number)
         except _CellError:
             continue
-        found.append(Cell(labels.get(number, f"cell {number}"), python))
+        found.append(CodeCell(labels.get(number, f"cell {number}"), python))
     return found
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from minesweeper_kit.own_tests_requirements import REQUIREMENTS, Requirement  # noqa: F401 - Requirement: re-exported
 from minesweeper_kit.owntests import (
-    Cell,
+    CodeCell,
     Implementation,
     OwnTestsLimits,
     TestsFile,
@@ -125,7 +125,7 @@ def tests_source(
     assignment: Assignment,
     graded_source: str,
     graded_file: Path | None,
-    cells: list[Cell] | None = None,
+    cells: list[CodeCell] | None = None,
 ) -> FoundTests | None:
     """Where a student's tests are: a ``test.py`` beside the graded ``.py`` file (6.009's layout,
     where only the class the handout names counts), else a notebook's ``cells`` (every definition
@@ -281,7 +281,7 @@ def grade_in_submission(
     *,
     seed: int,
     isolation: str = "bwrap",
-    cells: list[Cell] | None = None,
+    cells: list[CodeCell] | None = None,
 ) -> OwnTestsGrade | None:
     """The own-tests part of a submission's grade, or None when the step asks for no tests, the
     course turned them off, or the submission has none and they are worth no points. A submission

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from minesweeper_kit.owntests.source import Cell
+from minesweeper_kit.owntests.source import CodeCell
 
 from .nofollow import LinkInPath, open_nofollow
 from .notebook import CourseCells, cell_labels, notebook_code, test_cells
@@ -74,7 +74,7 @@ class Submission:
     cell_labels: list[tuple[int, str]] = field(default_factory=list)
     source_file: str = ""  #: the graded file's name ("" when there was none)
     #: a notebook's cells its own tests are read from (``notebook.test_cells``)
-    test_cells: list[Cell] = field(default_factory=list)
+    test_cells: list[CodeCell] = field(default_factory=list)
     sha256: str = ""  #: SHA-256 of the bytes read ("" when none were)
 
     @property

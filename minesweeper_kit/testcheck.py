@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .own_tests_requirements import REQUIREMENTS
-from .owntests import Cell, OwnTestsLimits, TestsFile, Verdicts, failable, judge, run_tests, tests_from_cells
+from .owntests import CodeCell, OwnTestsLimits, TestsFile, Verdicts, failable, judge, run_tests, tests_from_cells
 from .owntests.public import PUBLIC_STEPS, library
 
 __all__ = ["CHECKED_STEPS", "TestsCheck", "check_my_tests"]
@@ -114,7 +114,7 @@ def _isolation() -> str:
     return "bwrap" if status().available else "none"
 
 
-def kernel_cells(namespace: dict[str, Any]) -> list[Cell]:
+def kernel_cells(namespace: dict[str, Any]) -> list[CodeCell]:
     """The cells the kernel ran, as IPython ran them (``In``), but the notebook's own test cells
     and the check cell, each named by its prompt (``In [12]``)."""
     history = namespace.get("In") or namespace.get("_ih") or []
@@ -125,7 +125,7 @@ def kernel_cells(namespace: dict[str, Any]) -> list[Cell]:
         first = next((line.strip() for line in text.splitlines() if line.strip()), "")
         if first.startswith(COURSE_CELLS):
             continue
-        cells.append(Cell(f"In [{number}]", text))
+        cells.append(CodeCell(f"In [{number}]", text))
     return cells
 
 
@@ -134,7 +134,7 @@ def check_my_tests(
     namespace: dict[str, Any] | None = None,
     *,
     show: bool = True,
-    cells: Iterable[Cell] | None = None,
+    cells: Iterable[CodeCell] | None = None,
     isolation: str | None = None,
     limits: OwnTestsLimits | None = None,
 ) -> TestsCheck:

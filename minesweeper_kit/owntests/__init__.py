@@ -8,11 +8,11 @@ step asks of them.
 """
 
 from .runner import Implementation, Outcome, OwnTestsLimits, TestsFile, TestsRun, cut, run_tests
-from .source import Cell, TestsSource, failable, tests_from_cells, without_names
+from .source import CodeCell, TestsSource, failable, tests_from_cells, without_names
 from .verdicts import Verdict, Verdicts, judge
 
 __all__ = [
-    "Cell",
+    "CodeCell",
     "Implementation",
     "OwnTestsLimits",
     "Outcome",

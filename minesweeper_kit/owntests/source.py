@@ -24,7 +24,7 @@ from dataclasses import dataclass
 __all__ = [
     "CONSTANT_CALLS",
     "DISPLAY_MODULES",
-    "Cell",
+    "CodeCell",
     "TestsSource",
     "defined",
     "failable",
@@ -118,7 +118,7 @@ def without_names(source: str, names: Iterable[str]) -> str | None:
 
 
 @dataclass(frozen=True)
-class Cell:
+class CodeCell:
     """One code cell as Python runs it (IPython's transformations applied) and how to name it."""
 
     label: str  #: "Exercise 1.7", 'the cell starting "def helper"', "In [12]"
@@ -158,7 +158,7 @@ def _unbound(node: ast.stmt, known: set[str]) -> bool:
     return bool(read - local - known - set(dir(builtins)))
 
 
-def tests_from_cells(cells: Iterable[Cell], names: Iterable[str]) -> TestsSource:
+def tests_from_cells(cells: Iterable[CodeCell], names: Iterable[str]) -> TestsSource:
     """The tests' file of a notebook: every definition of ``cells`` (in order; a cell that does not
     parse is left out) but those of ``names``, ``from __future__`` imports first. A constant that
     reads a name no kept statement binds is left out too."""

@@ -38,12 +38,15 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-import remote  # type: ignore[import-not-found]
+try:  # in the tests' sandbox, beside remote.py
+    import remote  # type: ignore[import-not-found]
+except ImportError:  # read as part of the kit
+    from . import remote
 
-__all__ = ["prepare", "run", "MESSAGE_CHARACTERS"]
+__all__ = ["prepare", "run", "TEXT_CHARACTERS"]
 
 #: How much of a failure's message is sent (the grader cuts it again).
-MESSAGE_CHARACTERS = 1500
+TEXT_CHARACTERS = 1500
 #: The timer's interval once a test has used its time.
 AGAIN = 0.5
 
@@ -129,7 +132,7 @@ def run(plan: dict) -> dict:
 
 
 def _text(text: str) -> str:
-    return text if len(text) <= MESSAGE_CHARACTERS else text[:MESSAGE_CHARACTERS] + "..."
+    return text if len(text) <= TEXT_CHARACTERS else text[:TEXT_CHARACTERS] + "..."
 
 
 def _name(nodeid: str) -> str:

@@ -18,7 +18,7 @@ from autograder import own_tests
 from autograder.assignments import get_assignment
 from autograder.check import reference_submission
 from autograder.instructor.wheats import wheats_for
-from minesweeper_kit.owntests import Cell, OwnTestsLimits, TestsFile, tests_from_cells
+from minesweeper_kit.owntests import CodeCell, OwnTestsLimits, TestsFile, tests_from_cells
 
 HYPERMINES = get_assignment("hypermines")
 REFERENCE = reference_submission(HYPERMINES).source
@@ -458,8 +458,8 @@ def test_messages_name_the_cell_and_the_line_and_keep_the_students_words(library
     """A notebook's test fails with its own words as written ("line 5" in them is not rewritten),
     and the feedback names the cell and the line in it."""
     cells = [
-        Cell("the cell starting \"def helper\"", "def helper():\n    return 2\n"),
-        Cell("Exercise 4.2", "class TestTiny:\n    def test_mine(self):\n        game = HyperMinesGame([3], [])\n"
+        CodeCell("the cell starting \"def helper\"", "def helper():\n    return 2\n"),
+        CodeCell("Exercise 4.2", "class TestTiny:\n    def test_mine(self):\n        game = HyperMinesGame([3], [])\n"
                              "        assert game.dig([0]) == helper(), 'line 5 of my plan: dig opens 3'\n"),
     ]
     found = tests_from_cells(cells, HYPERMINES.names)

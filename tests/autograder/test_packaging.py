@@ -203,5 +203,5 @@ def test_on_gradescope_a_students_own_tests_are_graded(tmp_path, archive, refere
     results = json.loads((root / "results" / "results.json").read_text())
     assert results["score"] == 20, results
     own = next(t for t in results["tests"] if t["name"] == "Your own tests")
-    assert "Your tests (test.py): 1 of 2 valid." in own["output"], own["output"]
+    assert "Your tests (test.py): 1 of 2 tests valid." in own["output"], own["output"]
     assert "TestTiny.test_wrong: INVALID" in own["output"] and "an axis loses its position 0" in own["output"]

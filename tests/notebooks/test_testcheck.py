@@ -16,7 +16,7 @@ import pytest
 
 from autograder.instructor.chaffs import planted_for
 from minesweeper_kit.own_tests_requirements import REQUIREMENTS
-from minesweeper_kit.owntests import Cell, OwnTestsLimits
+from minesweeper_kit.owntests import CodeCell, OwnTestsLimits
 from minesweeper_kit.owntests.public import PLANTED, library
 from minesweeper_kit.testcheck import CHECKED_STEPS, check_my_tests, kernel_cells
 from notebook_tools import HIDDEN_TESTS, NOTEBOOKS, nbgrader_meta
@@ -33,10 +33,10 @@ def cell(nb, cell_id):
     return next(c for c in nb.cells if c.get("id") == cell_id)
 
 
-def model_cells(name: str) -> list[Cell]:
+def model_cells(name: str) -> list[CodeCell]:
     """The source notebook's set-up cell and its own-tests cell, as a student's kernel ran them."""
     nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-    return [Cell("set-up", cell(nb, "setup-02").source), Cell("In [2]", cell(nb, "own-tests").source)]
+    return [CodeCell("set-up", cell(nb, "setup-02").source), CodeCell("In [2]", cell(nb, "own-tests").source)]
 
 
 # ------------------------------------------------------------------------ the notebooks
@@ -212,7 +212,7 @@ def test_verdicts_of_a_valid_and_an_invalid_test(capsys):
         "def test_unwritten():\n"
         "    raise NotImplementedError()\n"
     )
-    result = check_my_tests("neighbors", cells=[Cell("In [7]", source)])
+    result = check_my_tests("neighbors", cells=[CodeCell("In [7]", source)])
     printed = capsys.readouterr().out.splitlines()
     assert ("  test_corner: valid; catches: the last position of each axis is never a neighbour; only cells one "
             "step along a single axis count, no diagonals; the board wraps around, so a cell on an edge touches "
@@ -242,7 +242,7 @@ def test_the_requirement_is_checked_on_the_calls_made(capsys):
         "        assert game.dig([0, 0, 0]) == 1\n"
         "        assert game.state == 'defeat'\n"
     )
-    result = check_my_tests("hypermines", cells=[Cell("In [3]", source)])
+    result = check_my_tests("hypermines", cells=[CodeCell("In [3]", source)])
     capsys.readouterr()
     assert [t.name for t in result.tests] == ["TestTiny.test_one", "TestTiny.test_two", "TestTiny.test_three"]
     assert all(t.valid for t in result.tests)
@@ -265,7 +265,7 @@ def test_a_test_that_never_ends_or_eats_memory_is_stopped_outside_the_kernel(cap
         "    while True:\n"
         "        kept.append(bytearray(10 ** 7))\n"
     )
-    result = check_my_tests("hypermines", cells=[Cell("In [4]", source)],
+    result = check_my_tests("hypermines", cells=[CodeCell("In [4]", source)],
                             limits=OwnTestsLimits(test_seconds=1.5, memory_mb=256))
     capsys.readouterr()
     found = {t.name: t for t in result.tests}

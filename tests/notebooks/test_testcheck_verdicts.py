@@ -11,7 +11,7 @@ import pytest
 
 from autograder import own_tests
 from autograder.assignments import get_assignment
-from minesweeper_kit.owntests import Cell, TestsFile, tests_from_cells
+from minesweeper_kit.owntests import CodeCell, TestsFile, tests_from_cells
 from minesweeper_kit.testcheck import check_my_tests
 from notebook_tools import NOTEBOOKS
 
@@ -174,7 +174,7 @@ def verdict_names(tests) -> dict[str, str]:
 def test_the_check_cell_and_the_grader_agree_on_every_test_of_the_table(step, capsys):
     setup = next(c for c in nbformat.read(NOTEBOOKS / f"{NOTEBOOK[step]}.ipynb", as_version=4).cells
                  if c.get("id") == "setup-02").source
-    cells = [Cell("set-up", setup), Cell("In [5]", TABLE[step])]
+    cells = [CodeCell("set-up", setup), CodeCell("In [5]", TABLE[step])]
     in_the_cell = check_my_tests(step, cells=cells)
     capsys.readouterr()
     found = tests_from_cells(cells, get_assignment(step).names)
