@@ -57,6 +57,7 @@ import io
 import json
 import os
 import random
+import re
 import sys
 import types
 from collections.abc import Callable
@@ -568,13 +569,19 @@ class Host:
         return {"value": None}
 
     def _str(self, request: dict) -> dict:
-        return {"value": str(self._target(request))}
+        return {"value": _ADDRESS.sub(">", str(self._target(request)))}
 
     def _repr(self, request: dict) -> dict:
-        return {"value": repr(self._target(request))}
+        return {"value": _ADDRESS.sub(">", repr(self._target(request)))}
 
     def _list(self, request: dict) -> dict:
         return {"value": _Encoder({}, self._keep, self.container_ids)(list(self._target(request)))}
+
+
+#: Where Python's default text for an object (``<lab.HyperMinesGame object at 0x7f...>``) says
+#: where it lives in memory: left out, so that the text is the same on every run and every
+#: implementation (an address is no behaviour).
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+>")
 
 
 class _Refused(Exception):

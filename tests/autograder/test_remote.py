@@ -116,6 +116,7 @@ def test_objects_stay_with_the_host_and_answer_like_local_ones():
     assert game.dig(1) == 1 and game.state == "ongoing"
     assert game.dig(1) == 2 and game.state == "defeat"
     assert game.cells == [0, 2, 0] and game[1] == 2 and len(game) == 3 and str(game) == "Game of 3"
+    assert repr(game).endswith("Game object>") and "0x" not in repr(game), "no address: the same text every run"
     game.cells = [5, 5, 5]
     assert game.cells == [5, 5, 5] and list(lab.Game.small().cells) == [0, 0]
     log = [c for c in host.calls() if c["name"] == "dig"]
