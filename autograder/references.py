@@ -12,7 +12,7 @@ from .assignments import Assignment, instructor_dir
 from .notebook import notebook_code
 from .submission import Submission
 
-__all__ = ["reference_submission", "release_notebook", "starter_submission"]
+__all__ = ["model_answer", "reference_submission", "release_notebook", "starter_submission"]
 
 
 def reference_submission(assignment: Assignment) -> Submission:
@@ -21,6 +21,13 @@ def reference_submission(assignment: Assignment) -> Submission:
     if assignment.reference_file:
         path = instructor_dir() / "reference" / assignment.reference_file
         return Submission("reference", path, source=path.read_text(encoding="utf-8"), filename=path.name, kind="python")
+    return _from_notebook("reference", assignment.notebook_path.read_bytes(), assignment)
+
+
+def model_answer(assignment: Assignment) -> Submission:
+    """The source notebook as a student who copied every solution cell would hand it in, the
+    cells with the student's own tests included: what ``autograder check`` proves scores full
+    marks on the course's scale. For a step whose reference is a notebook, its reference."""
     return _from_notebook("reference", assignment.notebook_path.read_bytes(), assignment)
 
 

@@ -184,7 +184,7 @@ def graded(student: str, outcomes: list[str | None], *, assignment: str = "hyper
     earned = sum(t.score for t in tests)
     return GradeReport(student, assignment, max(0.0, earned - penalty), 10.0, seconds, seed, tests,
                        submission=f"Graded file {Path(file).name}.", problem=problem, file=file,
-                       submitted_at=submitted_at, late_by=late_by, penalty=penalty)
+                       submitted_at=submitted_at, late_by=late_by, late=late_by > 0, penalty=penalty)
 
 
 def not_graded(student: str, assignment: str = "hypermines") -> GradeReport:
@@ -401,7 +401,7 @@ def test_student_made_text_stays_escaped_in_every_new_cell(tmp_path):
     html = write_report(root)[0].read_text()
     assert hostile not in html and "<script>alert" not in html and "<script>x()" not in html
     assert "&lt;img src=x onerror=alert(1)&gt;" in html
-    assert "&lt;script&gt;alert(&quot;f&quot;)&lt;/script&gt;.py" in html
+    assert "&lt;script&gt;alert(&#34;f&#34;)&lt;/script&gt;.py" in html  # markupsafe writes " as &#34;
     assert html.count("<script") == 1
     names = [row["student"] for row in table_rows(html, "students")]
     assert sorted(names) == sorted([hostile, "</td><script>x()</script>"])

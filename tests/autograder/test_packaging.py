@@ -42,6 +42,8 @@ def test_the_wheel_holds_no_instructor_material(tmp_path):
     assert "autograder/sandbox.py" not in names  # moved to the kit; no stale copy
     assert {"autograder/cli.py", "autograder/grading.py", "minesweeper_kit/game.py"} <= names
     assert {"minesweeper_kit/py.typed", "autograder/py.typed", "minesweeper_kit/widgets/static/board.js"} <= names
+    templates = {f"autograder/templates/{p.name}" for p in (REPO / "autograder" / "templates").iterdir()}
+    assert "autograder/templates/report.html" in templates and templates <= names, sorted(templates - names)
     code = {"autograder/references.py"}  # the grader's module that finds the reference, not one
     leaked = sorted(n for n in names if n.startswith("autograder/instructor") or "instructor" in n
                     or "suites" in n or ("reference" in n.split("/")[-1] and n not in code))
