@@ -241,6 +241,8 @@ def test_autograder_check_validates_the_course_file(tmp_path):
         ("due = 2026-11-20T12:00:00\n", "due needs a time zone"),
         ("[assignments.bots]\nname = 'x'\n[assignments.hypermines]\nname = 'x'\n", "share the name 'x'"),
         ("[late]\npenalty_per_day = 2\n", "at most 1"),
+        ("[assignments.hypermines]\npoints = 12.34567\n", "points has at most 4 decimal places"),
+        ("[assignments.bots]\nown_tests_points = 3\n", "the bots step asks for no tests of the students' own"),
         ("[assignments.hypermines\n", "not valid TOML"),
     ]:
         bad = tmp_path / "bad.toml"
