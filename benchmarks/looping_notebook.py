@@ -1,0 +1,150 @@
+"""A student whose `dig` loops for ever, through the whole course cycle: what it costs in wall time.
+
+A course is built with the kit's release configuration (``minesweeper_kit.release``: 180 s a cell,
+one budget of 300 s for the whole notebook under ``nbgrader autograde``). One student hands in step
+4's notebook, every solution cell written, with ``while True: pass`` at the top of
+``HyperMinesGame.dig``. Each run times the three commands of the README's cycle in that course:
+``autograder grade`` (the kit's hidden tests, under its CPU-time budget), ``nbgrader autograde``
+(the visible tests) and ``autograder grade`` again (which only records), and counts the cells
+nbgrader stopped. The baseline is nbgrader's own ``Execute`` with the same per-cell timeout and no
+budget: every cell that calls ``dig`` runs to the timeout. It is measured once with the per-cell
+timeout cut to ``--baseline-timeout`` seconds (its cost grows with that timeout, one per cell), and
+scaled to 180 s from the cells it stopped. BENCHMARKS.md's "Looping notebook" section is rewritten.
+
+    python -m benchmarks.looping_notebook [--runs 3] [--baseline-timeout 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+from benchmarks import report
+
+ROOT = Path(__file__).resolve().parent.parent
+STEP, NOTEBOOK, STUDENT = "hypermines", "04-nd-dig.ipynb", "looper"
+LOOP = "        while True:  # the student's mistake: this never ends\n            pass\n"
+PER_CELL = 180
+
+
+def looping_notebook() -> nbformat.NotebookNode:
+    """Step 4's source notebook with ``dig`` looping for ever (solutions kept: nbgrader runs them)."""
+    notebook = nbformat.read(ROOT / "notebooks" / NOTEBOOK, as_version=4)
+    for cell in notebook.cells:
+        if "def dig(self, coordinates" in cell.source:
+            head, rest = cell.source.split("def dig(self, coordinates", 1)
+            signature, body = rest.split("\n", 1)
+            cell.source = head + "def dig(self, coordinates" + signature + "\n" + LOOP + body
+            return notebook
+    raise RuntimeError(f"no dig in {NOTEBOOK}")
+
+
+def course(folder: Path) -> Path:
+    from minesweeper_kit.release import build_course
+
+    build_course(folder, assignments=[STEP], progress=False)
+    submitted = folder / "submitted" / STUDENT / STEP
+    submitted.mkdir(parents=True)
+    nbformat.write(looping_notebook(), submitted / NOTEBOOK)
+    return folder
+
+
+def timed(command: list[str], cwd: Path) -> float:
+    env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    start = time.monotonic()
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
+    if done.returncode not in (0, 4):  # 4: graded, the gradebook not written (the first run, before autograde)
+        raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    return time.monotonic() - start
+
+
+def stopped_cells(folder: Path) -> int:
+    """How many cells of the student's autograded notebook nbgrader stopped at a timeout."""
+    notebook = nbformat.read(folder / "autograded" / STUDENT / STEP / NOTEBOOK, as_version=4)
+    return sum(
+        any(o.get("output_type") == "error" and o.get("ename") == "CellTimeoutError" for o in c.get("outputs", []))
+        for c in notebook.cells
+    )
+
+
+def cycle(folder: Path) -> dict[str, float]:
+    grade = [sys.executable, "-m", "autograder", "grade", "--assignment", STEP, ".", "--results-dir", "results",
+             "--no-progress", "-j", "1", "--force"]
+    return {
+        "kit": timed(grade, folder),
+        "nbgrader": timed([sys.executable, "-m", "nbgrader", "autograde", STEP, "--create", "--force"], folder),
+        "record": timed(grade[:-1], folder),
+        "stopped": float(stopped_cells(folder)),
+    }
+
+
+def baseline(folder: Path, timeout: int) -> tuple[float, int]:
+    """``nbgrader autograde`` with nbgrader's own Execute and ``timeout`` a cell: its time, cells stopped."""
+    config = folder / "nbgrader_config.py"
+    text = config.read_text()
+    plain = "\n".join(line for line in text.splitlines() if "autograde_preprocessors" not in line
+                      and "BudgetedExecute" not in line and "notebook_budget" not in line)
+    config.write_text(plain.replace(f"c.Execute.timeout = {PER_CELL}", f"c.Execute.timeout = {timeout}") + "\n")
+    try:
+        seconds = timed([sys.executable, "-m", "nbgrader", "autograde", STEP, "--create", "--force"], folder)
+        return seconds, stopped_cells(folder)
+    finally:
+        config.write_text(text)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.looping_notebook", description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--baseline-timeout", type=int, default=20)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="looping-") as temp:
+        folder = course(Path(temp) / "course")
+        runs = [cycle(folder) for _ in range(args.runs)]
+        base_seconds, base_stopped = baseline(folder, args.baseline_timeout)
+        shutil.rmtree(folder / "autograded", ignore_errors=True)
+    load = os.getloadavg()[0]
+    med = {key: statistics.median(r[key] for r in runs) for key in ("kit", "nbgrader", "record")}
+    whole = [r["kit"] + r["nbgrader"] + r["record"] for r in runs]
+    stopped = sorted({int(r["stopped"]) for r in runs})
+
+    def row(label: str, key: str) -> str:
+        values = ", ".join(f"{r[key]:.0f}" for r in runs)
+        return f"| {label} | {med[key]:.0f} s | {values} |"
+
+    body = f"""## Looping notebook
+
+Machine: {report.machine()}; load average {load:.1f} at the end.
+
+`python -m benchmarks.looping_notebook --runs {args.runs} --baseline-timeout {args.baseline_timeout}` (not part of
+`make bench`): one student whose `HyperMinesGame.dig` loops for ever (step 4, every other solution cell
+written), in a course built with the kit's release configuration ({PER_CELL} s a cell, one budget of 300 s
+for the whole notebook, 5 s a cell once it is spent), through the README's cycle; wall time, medians.
+
+| command | median | runs |
+|---|---:|---|
+{row("`autograder grade` (hidden tests, CPU budget 100 s)", "kit")}
+{row("`nbgrader autograde` (visible tests)", "nbgrader")}
+{row("`autograder grade` again (records in the gradebook)", "record")}
+| the whole cycle | {statistics.median(whole):.0f} s | {", ".join(f"{w:.0f}" for w in whole)} |
+
+nbgrader stopped {", ".join(map(str, stopped))} cell(s) of the notebook at a timeout. Baseline, nbgrader's own
+`Execute` without the budget: at {args.baseline_timeout} s a cell it stopped {base_stopped} cells in
+{base_seconds:.0f} s, one timeout per cell that calls `dig`; at the {PER_CELL} s a cell the release sets, that
+is {base_stopped} x {PER_CELL} s = {base_stopped * PER_CELL / 60:.0f} minutes for this one student.
+"""
+    report.write_section("looping_notebook", body)
+    print(body)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
