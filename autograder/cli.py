@@ -165,8 +165,11 @@ def _add_grade(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--no-gradebook",
         action="store_true",
         help="inside an nbgrader course (SUBMISSION is the course, its submitted/ folder or a student's folder "
-        "there), the hidden tests' scores and feedback are written into the course's gradebook.db, in each "
-        "notebook's hidden-tests cell (run `nbgrader autograde` first); this leaves the gradebook alone",
+        "there), a student's only notebook under another name is first copied under the release's name, where "
+        "nbgrader reads it; then the grades and feedback are written into the course's gradebook.db (each "
+        "notebook's hidden-tests cell, worth the course's points + own_tests_points) with the course's late "
+        "policy and import rule applied to each whole notebook (students `nbgrader autograde` has not run for "
+        "are named). This leaves the course alone: no copy, no recording",
     )
     _add_course_option(grade)
     _add_originals_option(grade)

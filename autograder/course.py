@@ -1,11 +1,12 @@
 """A course's settings as data: one ``course.toml`` instead of edits to the grader's code.
 
 Per assignment (a ``[assignments.<id>]`` table, the kit's id) the file may set the course's
-assignment name (nbgrader's folder name), the notebook students hand in, the points the score is
-scaled to, the time and memory limits, imports added to or taken from the rule, what a disallowed
-import costs, the tests' visibility on Gradescope, the due date, the late policy, the seed, and
+assignment name (nbgrader's folder name), the notebook students hand in, the hidden tests' points,
+the time and memory limits, imports added to or taken from the rule, what a disallowed import
+costs, the visibility of the results on Gradescope, the due date, the late policy, the seed, and
 whether the student's own tests are graded (``own_tests``) and what they are worth
-(``own_tests_points``, on top of ``points``).
+(``own_tests_points``, on top of ``points``: an assignment is out of ``points +
+own_tests_points``, see ``scale.py``).
 Top-level ``due``, ``seed``, ``visibility``, ``disallowed_import`` and a ``[late]`` table are the
 defaults of every assignment. A key the grader does not know is an error, never ignored: a typo
 must not silently leave the default in force. Without a file the defaults are today's behaviour.
