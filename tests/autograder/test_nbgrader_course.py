@@ -463,3 +463,24 @@ def test_find_course_recognises_the_course_from_what_the_grader_is_given(tmp_pat
     (course / "source").mkdir()
     assert find_course(course / "source") is None, "outside submitted/ is not a submission"
     assert find_course(tmp_path) is None
+
+
+def test_the_report_shows_nbgraders_totals_as_exported(nbgrader_course):
+    """`autograder report` on the course's results: the course's name, the scale, and the nbgrader
+    column of every recorded student is what `nbgrader export` gives them."""
+    from test_batch_report import table_rows
+
+    course = nbgrader_course
+    done = subprocess.run([sys.executable, "-m", "autograder", "report", str(course.results)], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert f"submission(s) of {ASSIGNMENT} ({KIT_ID})" in done.stdout, done.stdout
+    page = (course.results / "report.html").read_text()
+    assert "out of 24 points" in page
+    rows = export_rows(course.root)
+    ids = {report.student: nbgrader_id for nbgrader_id, report in course.reports.items()}
+    shown = {row["student"]: row["nbgrader"] for row in table_rows(page, "students")}
+    assert set(shown) == set(ids)
+    for kit_id, text in shown.items():
+        row = rows[ids[kit_id]]
+        assert text == f"{float(row['score']):g} / {float(row['max_score']):g}", (kit_id, text, row)
