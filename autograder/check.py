@@ -172,7 +172,7 @@ def _check_reference(
         return CheckResult(name, False, str(error)), None, None
     if not report.graded:
         return CheckResult(name, False, _not_graded(report)), reference, report
-    failed = [f"{t.name}: {t.output}" for t in report.tests if t.status != "passed"]
+    failed = [f"{t.name}: {t.output}" for t in report.tests if t.status != "passed" and t.max_score > 0]
     ok = report.score == report.max_score and report.execution_time <= budget / 2 and not report.internal_errors
     detail = (
         f"{report.score:g}/{report.max_score:g} in {report.execution_time:.1f} s "
