@@ -272,8 +272,8 @@ def record_in_gradebook(
         summary.problem = f"could not read {Path(course_root) / CONFIG_FILE}: {type(error).__name__}: {error}"
         return summary
     summary.course, summary.database = course.root, course.db_url
-    policy = late_policy if due is not None else None
-    if policy is not None and policy.costs_points:
+    policy = (late_policy or LatePolicy()) if due is not None else None
+    if policy is not None:  # the course file's policy, even one that charges nothing, is the one that counts
         summary.late_replaced = course.late_penalty
     missing = _missing_database(course.db_url)
     if missing is not None:
