@@ -557,9 +557,9 @@ OWN_TESTS_REFUSED = "not run: your file was refused for an import the assignment
 
 
 def refused_import(assignment: Assignment, submission: Submission) -> str:
-    """Why the import rule refuses the whole file (the first disallowed import, with its line), or
-    "" when it does not: the course refuses files (``disallowed_import = "refuse"``, the default)
-    and every import is allowed, or the file did not parse (that is its problem)."""
+    """Why the import rule refuses the whole file (the first disallowed import, with its line); ""
+    when it does not: every import is allowed, the course lets a disallowed import fail only where
+    it runs (``disallowed_import = "lose-tests"``), or the file did not parse (its own problem)."""
     policy = assignment.import_policy()
     if not policy.refuse_file or submission.problem:
         return ""
