@@ -25,6 +25,11 @@ the pass rates, the worst tests and their failure messages are over the submissi
 only, so blank submissions never lead them; times are over every submission that was graded.
 Each figure on the page says what it is computed over.
 
+This module computes every figure; the Jinja2 templates in ``autograder/templates`` lay them out
+(``report.html``, ``class.html``, and the terminal summaries ``summary.txt`` and
+``class_summary.txt``), escaping by default, so what students named and wrote stays text; only
+the kit's own inline plots, style and sort script are marked as markup.
+
 The page is self-contained (inline SVG plots, inline style, and a few lines of inline script that
 sort the students' table when a column header is clicked; no network, and every table reads the
 same without the script) and links each student's feedback file by a relative path, so the
