@@ -94,6 +94,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def listening(port: int, within: float = 300.0) -> None:
+    """Wait until something accepts connections on the port (the scheduler has started)."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=5).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
 def test_every_recipe_is_run():
     """Each `autograder grade` recipe of the README is run below or named in ELSEWHERE."""
     here = set(LOCAL) | {DASK_CLI} | set(ELSEWHERE)
@@ -135,7 +148,8 @@ def test_the_dask_recipe_on_one_machine_reads_the_course_file(course):
         for line in background:
             started.append(subprocess.Popen(shlex.split(line), cwd=course, env=environment(), start_new_session=True,
                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-            time.sleep(2)  # a user types the next line after this one has started
+            if len(started) == 1:  # a user starts the worker once the scheduler says it listens
+                listening(port)
         from distributed import Client
 
         with Client(f"tcp://127.0.0.1:{port}", timeout=120) as client:
