@@ -1,4 +1,8 @@
-"""The five graded assignments: what each one grades, with which limits and which hidden suite.
+"""The graded assignments: what each one grades, with which limits and which hidden suite.
+
+Five follow the notebook steps. Five more grade MIT's later Mines labs as their terms handed them
+out, one per function API (`minesweeper_kit.formats.mit6009.FUNCTION_APIS`): they have no
+notebook, share one hidden suite and one reference, and differ only in the API they ask for.
 
 Hidden suites and reference solutions live in ``autograder/instructor/``, which is kept out of
 the wheel students can install; the grader finds that folder next to this package (an editable
@@ -15,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from minesweeper_kit.formats.mit6009 import FUNCTION_APIS, FunctionAPI
 from minesweeper_kit.sandbox import DEFAULT_DENIED, ImportPolicy, Limits
 
 from .notebook import CourseCells
@@ -155,10 +160,13 @@ class Assignment:
 
     id: str
     title: str
-    notebook: str  #: source notebook stem, e.g. "04-nd-dig"
+    notebook: str  #: source notebook stem, e.g. "04-nd-dig"; "" for an assignment without one
     names: tuple[str, ...]  #: what the student defines
     allowed_imports: frozenset[str] | None = None
     time_limit: float = 100.0  #: whole-submission budget, CPU seconds
+    #: whole-submission budget of wall-clock seconds for the hidden tests; None: derived from the
+    #: CPU budget (:meth:`wall_budget`)
+    wall_limit: float | None = None
     test_time_limit: float = 30.0  #: default per-test limit, CPU seconds
     #: every per-test limit is at least this many times the reference solution's CPU time
     limit_factor: float = 10.0
@@ -180,6 +188,13 @@ class Assignment:
     #: the submission holds some, and what they are worth on top of the hidden tests' points
     own_tests: bool = True
     own_tests_points: float = 0.0
+    #: the function API (``FunctionAPI.id``) of a term of MIT's later Mines labs this grades; "" else
+    api: str = ""
+    suite: str = ""  #: the hidden suite's name, ``suites/test_<suite>.py``; the id's when empty
+    #: the hidden tests an untouched starter passes (``autograder check``): none for a notebook
+    #: step; for a handout whose 2-D game comes written, the tests that need nothing else
+    starter_earns: tuple[str, ...] = ()
+    recursion_limit: int = 10_000  #: sys.setrecursionlimit in the sandbox
 
     @property
     def folder(self) -> str:
@@ -188,14 +203,19 @@ class Assignment:
 
     @property
     def handed_in(self) -> str:
-        """The file name students hand in: the release notebook's unless the course says otherwise."""
-        return self.release_file or f"{self.notebook}.ipynb"
+        """The file name students hand in: the release notebook's unless the course says otherwise
+        (an assignment without a notebook: its first file name)."""
+        return self.release_file or (f"{self.notebook}.ipynb" if self.notebook else self.file_names[0])
 
     @property
     def suite_path(self) -> Path:
-        """The hidden pytest suite, ``instructor/suites/test_<id>.py`` (never shipped to
+        """The hidden pytest suite, ``instructor/suites/test_<suite or id>.py`` (never shipped to
         students)."""
-        return instructor_dir() / "suites" / f"test_{self.id.replace('-', '_')}.py"
+        return instructor_dir() / "suites" / f"test_{(self.suite or self.id).replace('-', '_')}.py"
+
+    def function_api(self) -> FunctionAPI | None:
+        """The function API this assignment grades, or None for a notebook step."""
+        return next((api for api in FUNCTION_APIS if api.id == self.api), None) if self.api else None
 
     @property
     def notebook_path(self) -> Path:
@@ -228,24 +248,45 @@ class Assignment:
             "solution needs for it"
         )
 
+    def wall_budget(self, cpu_budget: float | None = None) -> float:
+        """The wall-clock seconds the hidden tests of one submission may take in all: the course's
+        ``wall_limit``, else 5 times the CPU budget plus 60 s. Generous for honest code, which
+        spends close to its CPU time, even on a machine so busy it gets a fifth of a core; it bounds
+        code that sleeps or blocks in every call, which the per-call guards allow one call at a
+        time (5 s idle each, and 1,700 calls in a HyperMines grade)."""
+        if self.wall_limit is not None:
+            return self.wall_limit
+        return 5 * (cpu_budget if cpu_budget is not None else self.time_limit) + 60
+
     def limits(self, memory_mb: int | None = None) -> Limits:
         """The sandbox limits of one submission: the assignment's memory (or ``memory_mb``) and a
         CPU rlimit 20 s above the budget, so the budget, not the rlimit, is what stops a slow
         submission."""
-        return Limits(memory_mb=memory_mb or self.memory_mb, cpu_seconds=int(self.time_limit) + 20)
+        return Limits(
+            memory_mb=memory_mb or self.memory_mb,
+            cpu_seconds=int(self.time_limit) + 20,
+            recursion_limit=self.recursion_limit,
+        )
 
     def layout(self) -> Layout:
         """What to look for in a student's folder: this assignment's folder and files, and the other
         steps' notebooks, which are never graded for this one. A generic name another assignment also
         prefers (``lab.py``, ``minesweeper.py``) stays gradable: students of any step use them."""
         mine = self.preferred_files()
-        others = {n for a in ASSIGNMENTS.values() if a.id != self.id for n in (a.handed_in, f"{a.notebook}.ipynb")}
+        others = {
+            n
+            for a in ASSIGNMENTS.values()
+            if a.id != self.id and a.notebook
+            for n in (a.handed_in, f"{a.notebook}.ipynb")
+        }
         others -= set(mine)
         return Layout(folder=self.folder, handed_in=self.handed_in, preferred=mine, others=frozenset(others))
 
     def course_cells(self) -> CourseCells | None:
         """The code cells of the course's notebook for this step (None when it cannot be read):
         any other code cell in a student's notebook is one they added, and is graded too."""
+        if not self.notebook:
+            return None
         try:
             return _course_cells(self.notebook_path)
         except (OSError, ValueError, InstructorMaterialMissing):
@@ -254,7 +295,8 @@ class Assignment:
     def preferred_files(self) -> tuple[str, ...]:
         """File names looked for first in a student's folder: the step's notebook, then the original
         assignment's names."""
-        return tuple(dict.fromkeys((self.handed_in, f"{self.notebook}.ipynb") + self.file_names))
+        notebook = (f"{self.notebook}.ipynb",) if self.notebook else ()
+        return tuple(dict.fromkeys((self.handed_in,) + notebook + self.file_names))
 
 
 ASSIGNMENTS: dict[str, Assignment] = {
@@ -336,6 +378,43 @@ ASSIGNMENTS: dict[str, Assignment] = {
         ),
     ]
 }
+
+#: What the handouts of the function-API terms import in lab.py ("# NO ADDITIONAL IMPORTS
+#: ALLOWED!" under `import typing` and `import doctest` from Spring 2022 on; before that "# NO
+#: IMPORTS ALLOWED!" with `import doctest` under `if __name__ == "__main__":`), and __future__
+#: for annotations. Their test.py raises the recursion limit to 20000 before importing lab.py:
+#: the sandbox does the same, so a recursive flood that passed the term's tests passes here.
+FUNCTION_API_IMPORTS = frozenset({"doctest", "typing", "__future__"})
+#: The hidden tests of the function-API suite that its starter passes (the reference with its
+#: render functions unwritten, ``references.starter_submission``): the tests that render nothing.
+FUNCTION_API_STARTER_EARNS = (
+    "test_new_small_6d",
+    "test_new_large_4d",
+    "test_new_2d_games",
+    "test_random_new_games",
+    "test_nothing_after_the_end",
+    "test_victory",
+)
+
+
+def function_api_assignment(api: FunctionAPI) -> Assignment:
+    """The assignment that grades a lab.py written for ``api``, as its term's handout asks."""
+    return Assignment(
+        id=f"mines-{api.id}",
+        title=f"Mines, function API: {api.course} {api.terms} ({api.render_2d}, {api.text_2d}, key {api.key!r})",
+        notebook="",
+        names=api.names,
+        allowed_imports=FUNCTION_API_IMPORTS,
+        reference_file="mines_functions.py",
+        file_names=("lab.py",),
+        api=api.id,
+        suite="mines_functions",
+        starter_earns=FUNCTION_API_STARTER_EARNS,
+        recursion_limit=20_000,
+    )
+
+
+ASSIGNMENTS.update({a.id: a for a in map(function_api_assignment, FUNCTION_APIS)})
 
 
 @functools.lru_cache(maxsize=16)

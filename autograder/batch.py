@@ -58,7 +58,7 @@ from .report import (
     write_student,
 )
 from .scale import Scale, on_course_scale
-from .students import Found, discover, parse_timestamp
+from .students import Found, discover, read_timestamp
 from .submission import Submission, read_submission
 
 __all__ = ["grade_job", "grade_batch", "BatchResult"]
@@ -196,32 +196,35 @@ def _run_local(jobs: list[dict], workers: int, done: Callable[[dict, dict], None
 
 def _run_in_pools(jobs: list[dict], workers: int, done: Callable[[dict, dict], None]) -> None:
     """The jobs on a pool of ``workers`` processes; a pool a crash broke is replaced for the jobs
-    it had not finished."""
+    it had not finished. Ctrl+C or SIGTERM, wherever it lands (a pool starting, jobs being handed
+    out, a broken pool being replaced, the last results coming in), stops every worker: no pool is
+    ever left to finish its jobs first."""
     context = multiprocessing.get_context("spawn")
     pending = list(jobs)
     while pending:
-        with concurrent.futures.ProcessPoolExecutor(
+        pool = concurrent.futures.ProcessPoolExecutor(
             max_workers=min(workers, len(pending)), mp_context=context, initializer=_start_worker
-        ) as pool:
+        )
+        try:
             futures = {pool.submit(_pool_job, job): job for job in pending}
             pending = []
             broken = False
-            try:
-                for future in concurrent.futures.as_completed(futures):
-                    job = futures[future]
-                    try:
-                        done(job, future.result())
-                    except concurrent.futures.process.BrokenProcessPool:
-                        if broken:
-                            pending.append(job)
-                        else:
-                            broken = True
-                            done(job, _crash(job))
-                    except Exception:  # noqa: BLE001
+            for future in concurrent.futures.as_completed(futures):
+                job = futures[future]
+                try:
+                    done(job, future.result())
+                except concurrent.futures.process.BrokenProcessPool:
+                    if broken:
+                        pending.append(job)
+                    else:
+                        broken = True
                         done(job, _crash(job))
-            except KeyboardInterrupt:  # Ctrl+C or SIGTERM: no worker or sandbox may outlive the batch
-                _stop_workers(pool)
-                raise
+                except Exception:  # noqa: BLE001
+                    done(job, _crash(job))
+            pool.shutdown(wait=True)
+        except BaseException:  # Ctrl+C or SIGTERM: no worker or sandbox may outlive the batch
+            _stop_workers(pool)
+            raise
 
 
 def _grade_or_stop(job: dict) -> dict:
@@ -290,17 +293,24 @@ def _pool_job(job: dict) -> dict:
 def _stop_workers(pool: concurrent.futures.ProcessPoolExecutor, grace: float = 60.0) -> None:
     """Cancel the jobs not started and stop every worker: SIGTERM ends the grading under way in
     order and then the worker (see :func:`_pool_job`); one still there after ``grace`` seconds is
-    killed, and bubblewrap ends its sandbox with it."""
-    workers = list((pool._processes or {}).values())  # the pool gives no public handle on them
+    killed, and bubblewrap ends its sandbox with it. The workers are the pool's and every other
+    process this one started through multiprocessing: a broken pool forgets its own."""
+    workers: dict[int, multiprocessing.process.BaseProcess] = {
+        id(w): w
+        for w in (pool._processes or {}).values()  # the pool gives no public handle on them
+    }
+    workers.update((id(w), w) for w in multiprocessing.active_children())
     pool.shutdown(wait=False, cancel_futures=True)
-    for worker in workers:
-        worker.terminate()
+    for worker in workers.values():
+        with contextlib.suppress(OSError, ValueError):
+            worker.terminate()
     deadline = time.monotonic() + grace
-    for worker in workers:
-        worker.join(max(0.0, deadline - time.monotonic()))
-        if worker.exitcode is None:
-            worker.kill()
-            worker.join()
+    for worker in workers.values():
+        with contextlib.suppress(ValueError):
+            worker.join(max(0.0, deadline - time.monotonic()))
+            if worker.exitcode is None:
+                worker.kill()
+                worker.join()
 
 
 def _crash(job: dict) -> dict:
@@ -375,6 +385,10 @@ def grade_batch(
     for warning in dict.fromkeys(entry.warning for entry in found if entry.warning):  # each collision once
         if warn is not None:
             warn(warning)
+    for entry in found:
+        problem = read_timestamp(entry.timestamp)[1] if entry.timestamp else ""
+        if problem and warn is not None:
+            warn(f"{entry.student}: {problem}: read as no timestamp (lateness not counted)")
     grader_key(results_dir)  # an unusable key stops the batch now, not after grading
     seed = _batch_seed(results_dir, assignment, seed, course_settings, force, results_modes(group_readable)[1])
     maximum = functools.cache(lambda: Scale.of(assignment, _suite_points(assignment.id)).maximum)
@@ -485,7 +499,11 @@ def finish_report(
     report.visibility = assignment.visibility
     for test in report.tests:
         test.visibility = assignment.visibility
-    when = parse_timestamp(found.timestamp) if found is not None and found.timestamp else None
+    when, problem = read_timestamp(found.timestamp) if found is not None and found.timestamp else (None, "")
+    if problem:
+        note = f"Lateness was not counted: {problem}."
+        if note not in report.notes:
+            report.notes.append(note)
     if when is not None:
         report.submitted_at = when.isoformat()
         due = dt.datetime.fromisoformat(assignment.due) if assignment.due else None

@@ -1,12 +1,15 @@
 """``autograder check``: prove an assignment is ready before students submit.
 
 Three checks, each on the course's scale (``scale.py``: the hidden tests' points and the own tests'
-points): the model answer, the source notebook with every solution cell as a student who copied
-them would hand it in (its own tests included), scores full marks well inside the time budget;
-the starter (release) version scores 0 without crashing anything; the release notebook and the
-feedback files contain no hidden-test code and no solution code. An assignment whose reference is
-a file of its own (``instructor/reference/``) has a fourth: that file scores full marks on the
-hidden tests (it holds no tests of its own to grade).
+points): the model answer scores full marks well inside the time budget (for a notebook step, the
+source notebook with every solution cell as a student who copied them would hand it in, its own
+tests included; for a function-API term, which has no notebook, the reference file); the starter
+(release) version scores what it earns without crashing anything (0 for a notebook step; for a
+function-API term, whose starter is the reference with its renders unwritten, exactly the tests
+that render nothing: ``Assignment.starter_earns``); the release notebook (where there is one) and
+the feedback files contain no hidden-test code and no solution code. A notebook step whose
+reference is a file of its own (``instructor/reference/``) has a fourth: that file scores full
+marks on the hidden tests (it holds no tests of its own to grade).
 """
 
 from __future__ import annotations
@@ -106,6 +109,10 @@ def _shown_by_author(assignment: Assignment) -> set[str]:
     return shown
 
 
+class _NoNotebook(Exception):
+    """The assignment has no notebook, so no release version to look into."""
+
+
 def _leaks(text: str, lines: set[str]) -> list[str]:
     return sorted(line for line in lines if line in text)
 
@@ -131,16 +138,20 @@ def check_assignment(
         )
         return on_course_scale(report, graded)
 
-    progress("grading the model answer (every solution cell of the source notebook)")
     results = []
     references = []
+    if assignment.notebook:
+        progress("grading the model answer (every solution cell of the source notebook)")
+    else:
+        progress("grading the reference solution")
+    answer = model_answer if assignment.notebook else reference_submission
     reference_result, reference, reference_report = _check_reference(
-        "reference scores full marks well inside the limit", lambda: model_answer(assignment), grade, budget
+        "reference scores full marks well inside the limit", lambda: answer(assignment), grade, budget
     )
     results.append(reference_result)
     references.append(reference)
     reports = [reference_report]
-    if assignment.reference_file:
+    if assignment.reference_file and assignment.notebook:
         progress(f"grading the instructor's reference file ({assignment.reference_file})")
         hidden_only = dataclasses.replace(assignment, own_tests=False)  # a file of code holds no tests of its own
         file_result, file_reference, file_report = _check_reference(
@@ -188,16 +199,27 @@ def _check_reference(
 def _check_starter(
     assignment: Assignment, grade: Callable[[Submission], GradeReport]
 ) -> tuple[CheckResult, GradeReport | None]:
-    """The release version scores 0 with no grader error; also returns its report for the leak check."""
-    name = "starter version scores 0 without crashing"
+    """The release version scores 0 (or exactly the tests of ``starter_earns``) with no grader
+    error; also returns its report for the leak check."""
+    earns = set(assignment.starter_earns)
+    name = (
+        "starter version scores what it earns without crashing"
+        if earns
+        else "starter version scores 0 without crashing"
+    )
     try:
         report = grade(starter_submission(assignment))
     except (OSError, ValueError, ImportError) as error:
         return CheckResult(name, False, str(error)), None
     if not report.graded:
         return CheckResult(name, False, _not_graded(report)), report
-    ok = report.score == 0 and not report.internal_errors
+    passed = {t.id for t in report.tests if t.status == "passed"}
+    ok = (passed == earns if earns else report.score == 0) and not report.internal_errors
     detail = f"{report.score:g}/{report.max_score:g}" + (f"; {report.problem}" if report.problem else "")
+    if earns:
+        detail += f"; passes {', '.join(sorted(passed)) or 'nothing'}"
+        if passed != earns:
+            detail += f"; should pass exactly {', '.join(sorted(earns))}"
     if report.internal_errors:
         detail += "; grader errors: " + report.internal_errors[0][-500:]
     return CheckResult(name, ok, detail), report
@@ -217,6 +239,8 @@ def _check_leaks(assignment: Assignment, references: list[Submission], reports: 
     try:
         import nbformat
 
+        if not assignment.notebook:
+            raise _NoNotebook
         release_text = nbformat.writes(release_notebook(assignment))
         found += [f"release notebook shows hidden test code: {line}" for line in _leaks(release_text, hidden)]
         shown = _shown_by_author(assignment)
@@ -225,6 +249,8 @@ def _check_leaks(assignment: Assignment, references: list[Submission], reports: 
             for line in _leaks(release_text, solution)
             if line not in shown
         ]
+    except _NoNotebook:
+        pass  # students get the course's own handout: only the feedback is the grader's to check
     except (OSError, ImportError) as error:
         found.append(f"release notebook could not be built: {error}")
     for report in reports:

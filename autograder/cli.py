@@ -131,6 +131,13 @@ def _add_grade(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="cap on every test's own limit, in CPU seconds (default: the suite's limits)",
     )
     grade.add_argument(
+        "--wall-limit",
+        type=_positive,
+        metavar="SECONDS",
+        help="whole-submission budget of wall-clock seconds for the hidden tests, against code that sleeps or "
+        "blocks in every call (default: the course's wall_limit, else 5 times the CPU budget plus 60 s)",
+    )
+    grade.add_argument(
         "-j",
         "--jobs",
         type=int,
@@ -326,6 +333,8 @@ def _grade(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise ValueError(f"-j must be at least 1, got {args.jobs}")
     course = _course(args)
+    if args.wall_limit is not None:
+        course = course.with_setting(args.assignment, "wall_limit", args.wall_limit)
     try:
         result = grade_batch(
             args.assignment,
@@ -463,17 +472,22 @@ def _class_tournament(args: argparse.Namespace, seed: int) -> None:
 def _list(args: argparse.Namespace) -> int:
     from .grading import list_tests
 
+    listed: dict[str, str] = {}  # a suite already listed -> the assignment it was listed for
     for assignment in ASSIGNMENTS.values():
         if args.assignment and assignment.id != args.assignment:
             continue
-        print(
-            f"{assignment.id}: {assignment.title} (notebook {assignment.notebook}, budget {assignment.time_limit:g} s)"
-        )
+        handed_in = f"notebook {assignment.notebook}" if assignment.notebook else assignment.handed_in
+        print(f"{assignment.id}: {assignment.title} ({handed_in}, budget {assignment.time_limit:g} s)")
         try:
             tests = list_tests(assignment)
         except (InstructorMaterialMissing, RuntimeError) as error:
             print(f"  (tests unavailable: {str(error).splitlines()[0]})")
             continue
+        suite = str(assignment.suite_path)
+        if suite in listed:
+            print(f"  {sum(t.max_score for t in tests):>4g}  total: the tests of {listed[suite]}, for this API")
+            continue
+        listed[suite] = assignment.id
         for test in tests:
             print(f"  {test.max_score:>4g}  {test.name}")
         print(f"  {sum(t.max_score for t in tests):>4g}  total")

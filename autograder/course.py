@@ -58,6 +58,7 @@ _ASSIGNMENT_KEYS = _SHARED_KEYS | {
     "points",
     "time_limit",
     "test_time_limit",
+    "wall_limit",
     "memory_mb",
     "allow_imports",
     "deny_imports",
@@ -81,6 +82,12 @@ class Course:
         """The assignment's settings as plain data (what a grading job carries to a worker)."""
         get_assignment(assignment_id)
         return dict(self.tables.get(assignment_id, {}))
+
+    def with_setting(self, assignment_id: str, key: str, value: Any) -> Course:
+        """These settings with one more for one assignment (a command-line option that overrides
+        the file), checked like the file's own."""
+        checked = _check_table({key: value}, f"--{key.replace('_', '-')}", _ASSIGNMENT_KEYS)
+        return Course(self.path, {**self.tables, assignment_id: {**self.tables.get(assignment_id, {}), **checked}})
 
     def assignment(self, assignment_id: str) -> Assignment:
         """The kit's assignment with this course's settings applied."""
@@ -189,7 +196,7 @@ def _check_table(table: Mapping[str, Any], where: str, known: set[str]) -> dict[
                 raise CourseError(f"{where}: {key} must be a plain file or folder name, got {value!r}")
             if key == "notebook" and not value.endswith((".ipynb", ".py")):
                 raise CourseError(f"{where}: notebook must end in .ipynb or .py, got {value!r}")
-        elif key in ("points", "time_limit", "test_time_limit"):
+        elif key in ("points", "time_limit", "test_time_limit", "wall_limit"):
             _positive_number(value, key, where)
             if key == "points":
                 _four_places(value, key, where)
@@ -263,6 +270,7 @@ def apply_settings(assignment: Assignment, settings: Mapping[str, Any]) -> Assig
         "points": "points",
         "time_limit": "time_limit",
         "test_time_limit": "test_time_limit",
+        "wall_limit": "wall_limit",
         "memory_mb": "memory_mb",
         "visibility": "visibility",
         "disallowed_import": "disallowed_import",

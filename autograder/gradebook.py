@@ -505,7 +505,9 @@ def place_for_nbgrader(found: Found, handed_in: str) -> Found:
     never over a file); when it cannot be made, the student is graded from the file as handed in
     and the note says nbgrader will not see it."""
     file = found.file
-    if file is None or file.suffix != ".ipynb" or file.name == handed_in or not inside_submitted(found.origin):
+    if file is None or file.suffix != ".ipynb" or not handed_in.endswith(".ipynb") or file.name == handed_in:
+        return found  # not a notebook, or the one nbgrader reads: nothing to put anywhere
+    if not inside_submitted(found.origin):
         return found
     note = (
         f"Your notebook is named {file.name}; nbgrader grades only {handed_in}, so a copy of it under that name was "

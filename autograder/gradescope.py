@@ -189,7 +189,8 @@ def export(assignment_id: str, output: Path, isolation: str = "bwrap", course: C
         for folder in ("reference", "wheats", "chaffs"):
             shutil.copytree(instructor_dir() / folder, target / folder, ignore=_ignore)
         (target / "notebooks").mkdir()
-        shutil.copy2(assignment.notebook_path, target / "notebooks" / assignment.notebook_path.name)
+        if assignment.notebook:  # the function-API terms have none: their reference is a file
+            shutil.copy2(assignment.notebook_path, target / "notebooks" / assignment.notebook_path.name)
         (source / "requirements.txt").write_text(requirements)
         (source / COURSE_FILE).write_text(json.dumps(settings, indent=2, sort_keys=True) + "\n")
         output = Path(output)

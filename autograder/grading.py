@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from minesweeper_kit.formats.mit6009 import FunctionAPI
 from minesweeper_kit.sandbox import (
     IsolationUnavailable,
     Sandbox,
@@ -33,6 +34,7 @@ from minesweeper_kit.sandbox import (
     TimeLimitExceeded,
 )
 
+from .api_detection import OtherAPI, other_api
 from .assignments import Assignment, InstructorMaterialMissing, instructor_dir, originals_dir
 from .misconceptions import misconception_for
 from .statuses import GRADED, NOT_GRADED, NOT_SUBMITTED
@@ -52,6 +54,15 @@ __all__ = [
 ]
 
 NOT_REACHED = "not reached: the submission's budget of {budget:g} s of CPU time ran out before this test"
+NOT_REACHED_WALL = (
+    "not reached: the submission's wall-clock budget of {wall:g} s ran out before this test (its calls waited, "
+    "slept or blocked)"
+)
+#: A hidden test that raised on what this submission answered, where the reference passes it.
+UNUSABLE_ANSWER = (
+    "the grader could not use what your code returned here ({error}); check the types and shapes your functions "
+    "return against the assignment"
+)
 NOT_LOADED = "not run: the submission did not load"
 #: What a test that did not count says when the grader failed (no internal detail: students may see it).
 GRADER_FAILED = "not graded: a problem on the grader's side (reported to the instructor)"
@@ -170,6 +181,10 @@ class _GradingPlugin:
         self.unavailable: Exception | None = None  #: the sandbox could not start
         self.test_started = 0.0
         self.test_limits: dict[str, float] = {}
+        self.wall_budget = assignment.wall_budget(budget)
+        #: hidden tests that raised something unexpected, by node id: (the cause for the
+        #: instructor, the error's type and message); whose fault it is is decided afterwards
+        self.suspects: dict[str, tuple[str, str]] = {}
 
     # ---------------------------------------------------------------- fixtures
     @pytest.fixture(scope="session")
@@ -195,7 +210,11 @@ class _GradingPlugin:
                 )
                 self.sandbox.set_budget(self.budget)
                 self.sandbox.set_window(self.test_limit or None)
+                self.sandbox.set_deadline(self.wall_left())
                 self.sandbox.start()
+                other = other_api(self.assignment, self.sandbox.names, self.submission.source)
+                if other is not None:  # one message, not every test's "does not define ..."
+                    raise OtherAPI(other)
             except SandboxError as error:
                 self.load_error = error
                 raise
@@ -203,6 +222,12 @@ class _GradingPlugin:
                 self.unavailable = error
                 raise
         return self.sandbox
+
+    @pytest.fixture(scope="session")
+    def api(self) -> FunctionAPI | None:
+        """The function API the assignment grades (None for a notebook step): the suite the
+        function-API terms share reads which one it grades."""
+        return self.assignment.function_api()
 
     @pytest.fixture(scope="session")
     def seed(self) -> int:
@@ -243,6 +268,10 @@ class _GradingPlugin:
     def cpu_used(self) -> float:
         return self.sandbox.cpu_seconds() if self.sandbox is not None else 0.0
 
+    def wall_left(self) -> float:
+        """Wall-clock seconds left of the submission's budget for its hidden tests."""
+        return self.wall_budget - (time.monotonic() - self.started)
+
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         self.test_cpu_started = self.cpu_used()  # first: a test skipped below used no time
@@ -252,6 +281,8 @@ class _GradingPlugin:
             pytest.skip(GRADER_FAILED)
         if self.cpu_used() >= self.budget:
             pytest.skip(NOT_REACHED.format(budget=self.budget))
+        if self.wall_left() <= 0:
+            pytest.skip(NOT_REACHED_WALL.format(wall=self.wall_budget))
         marker = item.get_closest_marker("time_limit")
         limit = float(marker.args[0]) if marker else self.assignment.test_time_limit
         if self.test_cap is not None:
@@ -296,6 +327,11 @@ class _GradingPlugin:
                 return str(error)
             if error.kind == "wall":
                 return f"time limit exceeded: {error}"
+            if error.kind == "deadline":
+                return (
+                    f"time limit exceeded: the submission's wall-clock budget of {self.wall_budget:g} s ran out "
+                    "during this test (its calls waited, slept or blocked); its process was killed"
+                )
             if error.kind == "budget":
                 return (
                     f"time limit exceeded: the submission's whole budget of {self.budget:g} s of CPU "
@@ -313,7 +349,11 @@ class _GradingPlugin:
         self.internal_errors.append(
             f"{item.nodeid}: " + "".join(traceback.format_exception(excinfo.type, error, excinfo.tb))[-3000:]
         )
-        self.add_cause(grader_cause(item.nodeid, error, excinfo.tb, self.assignment))
+        message = " ".join(str(error).split())[:200]
+        self.suspects[item.nodeid] = (
+            grader_cause(item.nodeid, error, excinfo.tb, self.assignment),
+            type(error).__name__ + (f": {message}" if message else ""),
+        )
         return GRADER_FAILED
 
     def add_cause(self, cause: str) -> None:
@@ -471,7 +511,7 @@ def grade_submission(
             test.output = f"not graded: {submission.problem}"
         try:  # a test.py beside a file that does not parse still runs: it does not need that file
             own = _own_tests(assignment, submission, seed, isolation)
-        except (SandboxError, InstructorMaterialMissing, OSError) as error:
+        except (SandboxUnavailable, IsolationUnavailable, InstructorMaterialMissing, OSError) as error:
             cause = (
                 f"the student's own tests could not be graded: {type(error).__name__}: {' '.join(str(error).split())}"
             )
@@ -494,6 +534,9 @@ def grade_submission(
         _run_pytest(plugin, assignment.suite_path)
     finally:
         stdout, stderr, protections = plugin.close()
+    if plugin.suspects:
+        run = (seed, budget, tuple(hide), memory_mb, test_time_limit, settings, isolation)
+        _settle_suspects(plugin, _reference_passes(assignment, *run))
     tests = [plugin.outcomes[n] for n in plugin.order]
     if plugin.causes:
         return not_graded_report(
@@ -515,7 +558,7 @@ def grade_submission(
             own = _own_tests_refused(assignment, refused)
         else:
             own = _own_tests(assignment, submission, seed, isolation)
-    except (SandboxError, InstructorMaterialMissing, OSError) as error:
+    except (SandboxUnavailable, IsolationUnavailable, InstructorMaterialMissing, OSError) as error:
         cause = f"the student's own tests could not be graded: {type(error).__name__}: {' '.join(str(error).split())}"
         return not_graded_report(
             assignment.id,
@@ -548,6 +591,59 @@ def grade_submission(
     )
     report.misconception = misconception_for(report)
     return report
+
+
+def _settle_suspects(plugin: _GradingPlugin, reference_passed: frozenset[str] | None) -> None:
+    """Decide whose fault each unexpected exception of a hidden test is, by where it happened: a
+    test the reference solution passes in the same run (same seed, settings and limits) does not
+    raise on valid answers, so here it raised on what this submission answered: the student's,
+    and the test fails with a message. Where the reference raises too, or could not be run, the
+    fault is proven on the grader's side: the submission is not graded."""
+    for nodeid, (cause, error) in plugin.suspects.items():
+        if reference_passed is not None and nodeid in reference_passed:
+            plugin.outcomes[nodeid].output = UNUSABLE_ANSWER.format(error=error)
+        else:
+            plugin.add_cause(cause)
+
+
+#: The hidden tests the reference passes, per run (see :func:`_reference_passes`), kept for the
+#: other submissions of a batch.
+_REFERENCE_RUNS: dict[str, frozenset[str] | None] = {}
+
+
+def _reference_passes(
+    assignment: Assignment,
+    seed: int,
+    budget: float,
+    hide: tuple[str, ...],
+    memory_mb: int | None,
+    test_time_limit: float | None,
+    settings: dict | None,
+    isolation: str,
+) -> frozenset[str] | None:
+    """The node ids of the hidden tests the reference solution passes, graded as a submission is
+    with these settings; None when the reference cannot be read or graded."""
+    key = repr(
+        (assignment, seed, budget, hide, memory_mb, test_time_limit, sorted((settings or {}).items()), isolation)
+    )
+    if key not in _REFERENCE_RUNS:
+        from .references import reference_submission
+
+        try:
+            reference = reference_submission(assignment)
+        except (OSError, ValueError, InstructorMaterialMissing):
+            _REFERENCE_RUNS[key] = None
+            return None
+        plugin = _GradingPlugin(
+            assignment, reference, seed, budget, list(hide), memory_mb, test_time_limit, settings, isolation
+        )
+        try:
+            _run_pytest(plugin, assignment.suite_path)
+        finally:
+            plugin.close()
+        passed = {n for n in plugin.order if n not in plugin.suspects and plugin.outcomes[n].status == "passed"}
+        _REFERENCE_RUNS[key] = None if plugin.causes else frozenset(passed)
+    return _REFERENCE_RUNS[key]
 
 
 #: The name and id of the result that holds the student's own tests (after the hidden tests).
@@ -586,7 +682,12 @@ def _own_tests(
     material): then nothing of the grade stands."""
     from .own_tests import grade_in_submission
 
-    graded = grade_in_submission(assignment, submission.source, submission.path, seed=seed, isolation=isolation)
+    try:
+        graded = grade_in_submission(assignment, submission.source, submission.path, seed=seed, isolation=isolation)
+    except SandboxError as error:  # from a sandbox: the student's tests' doing, never the grader's
+        points = float(assignment.own_tests_points)
+        message = f"your tests could not be run: {' '.join(str(error).split())[:500]}"
+        return TestOutcome(OWN_TESTS, points, OWN_TESTS_ID, 0.0, "failed", message), {"problem": message}
     if graded is None:
         return None
     summary = graded.summary

@@ -129,6 +129,7 @@ class TestsSource:
     classes: tuple[str, ...] | None  #: only these classes' tests count (a 6.009 test.py: TestTiny)
     origin: str  #: for the feedback: where the tests were read
     module: str = MODULE  #: the name the graded file is imported by (``import lab``, ``import mines``)
+    skip: tuple[str, ...] = ()  #: the course's own tests in the file (``Requirement.course_tests``): not run
 
 
 def tests_source(assignment: Assignment, graded_source: str, graded_file: Path | None) -> TestsSource | None:
@@ -144,7 +145,7 @@ def tests_source(assignment: Assignment, graded_source: str, graded_file: Path |
         text = _read_nofollow(beside) if beside != graded_file else None
         if text is not None:
             module = graded_file.stem if graded_file.stem.isidentifier() else MODULE
-            return TestsSource(text, "test.py", spec.file_classes, "test.py", module)
+            return TestsSource(text, "test.py", spec.file_classes, "test.py", module, spec.course_tests)
     stripped = without_definitions(graded_source, assignment.names)
     if stripped is None or not _defines_tests(stripped):
         return None
@@ -398,7 +399,7 @@ def _run_against(
     try:
         box.start()
         names = box.call("__own_tests__", list(tests.classes) if tests.classes else None, timeout=30)
-        for name in [str(n) for n in names][:MAX_TESTS]:
+        for name in [str(n) for n in names if str(n).split(".")[0] not in tests.skip][:MAX_TESTS]:
             host.begin(name)
             try:
                 outcomes[name] = dict(box.call("__run_own_test__", name, timeout=TEST_SECONDS))

@@ -30,7 +30,7 @@ __all__ = [
     "find_course",
     "inside_submitted",
     "is_course_root",
-    "parse_timestamp",
+    "read_timestamp",
     "Found",
     "Layout",
     "CODE_SUFFIXES",
@@ -525,10 +525,15 @@ def discover(paths: list[Path], layout: Layout | None = None) -> list[Found]:
     return _distinct_ids(unique)
 
 
-def parse_timestamp(text: str) -> dt.datetime | None:
-    """When a submission was made, from nbgrader's ``timestamp.txt`` ("2026-11-20 13:04:22.123456
-    UTC" by default, or ISO 8601), in UTC; a time without a zone is nbgrader's default, UTC. None
-    when the text is not a date."""
+#: A timestamp later than this after the grader's own clock is not believed.
+FUTURE_SLACK = dt.timedelta(days=1)
+
+
+def read_timestamp(text: str, now: dt.datetime | None = None) -> tuple[dt.datetime | None, str]:
+    """``(when, "")`` for a usable ``timestamp.txt``, else ``(None, why)``: the text is not a date,
+    a date that cannot be put in UTC (``0001-01-01T00:00:00+14:00`` falls before year 1), or one more
+    than a day after ``now`` (the grader's clock). The file is the student's: never an error."""
+    shown = repr(text.strip()[:60])
     text = text.strip()
     for zone in (" UTC", " GMT", "Z"):
         if text.endswith(zone):
@@ -536,6 +541,10 @@ def parse_timestamp(text: str) -> dt.datetime | None:
             break
     try:
         when = dt.datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return (when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)).astimezone(dt.timezone.utc)
+        when = (when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)).astimezone(dt.timezone.utc)
+    except (ValueError, OverflowError):
+        return None, f"timestamp.txt holds {shown}, which is not a date in UTC's range"
+    now = now or dt.datetime.now(dt.timezone.utc)
+    if when > now + FUTURE_SLACK:
+        return None, f"timestamp.txt holds {shown}, a date in the future"
+    return when, ""

@@ -23,11 +23,35 @@ from pathlib import Path
 from .nofollow import LinkInPath, open_nofollow
 from .notebook import CourseCells, cell_labels, notebook_code
 
-__all__ = ["Submission", "read_submission", "read_capped", "python_syntax_problem", "refused_link", "MAX_FILE_BYTES"]
+__all__ = [
+    "Submission",
+    "read_submission",
+    "read_capped",
+    "python_syntax_problem",
+    "refused_link",
+    "MAX_FILE_BYTES",
+    "MAX_SOURCE_BYTES",
+]
 
 #: The largest file the grader reads. Real submissions are a few hundred kilobytes at most
 #: (a notebook's outputs included); anything bigger is refused before it is read whole.
 MAX_FILE_BYTES = 20 * 1024 * 1024
+
+#: The most code the grader parses for one ``.py`` submission. Parsing costs the grader's own memory,
+#: up to some 450 bytes per byte of source for the densest code (one short statement a line), so this
+#: keeps one submission's parse near 250 MB. Real submissions are 10 to 100 KB. A notebook's code is
+#: bounded more tightly by the notebook reader's ``IPYTHON_WORK_LIMIT``, as its cells are read.
+MAX_SOURCE_BYTES = 512 * 1024
+
+
+def source_too_large(size: int, what: str) -> str | None:
+    """Why ``size`` bytes of code are not parsed (``what`` names them), or None when they may be."""
+    if size <= MAX_SOURCE_BYTES:
+        return None
+    return (
+        f"{what} is too large to grade: {size // 1024} KB of code, and the grader reads at most "
+        f"{MAX_SOURCE_BYTES // 1024} KB (real answers are far smaller)"
+    )
 
 
 @dataclass
@@ -210,6 +234,10 @@ def read_submission(
             return submission
         submission.sha256 = hashlib.sha256(data).hexdigest()
         if submission.kind == "python":
+            too_large = source_too_large(len(data), path.name)
+            if too_large is not None:
+                submission.problem = too_large
+                return submission
             submission.source = _decode(data, path.name)
             submission.problem = python_syntax_problem(submission.source, path.name)
         else:

@@ -2,7 +2,8 @@
 
 A hidden suite is a pytest file run in the trusted grader process. It receives the fixture
 ``box`` (a :class:`~minesweeper_kit.sandbox.Sandbox` holding the student's code), ``seed`` (this
-grading run's seed) and ``originals`` (the original assignments' data folder). It never uses
+grading run's seed), ``originals`` (the original assignments' data folder) and ``api`` (the
+function API a ``mines-*`` assignment grades, None for the notebook steps). It never uses
 ``assert``: it raises :class:`Mismatch`, whose message is shown to the student as it is, so it
 must name the case and the first difference and never quote the test's code or expected data
 beyond that difference. A test that passes may still tell the student something (the bots'

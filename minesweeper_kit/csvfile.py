@@ -5,8 +5,10 @@ A spreadsheet that opens a CSV file reads a cell starting with ``=``, ``+``, ``-
 formula, and some read one starting with a tab or a carriage return the same way: a bot file named
 ``=2+3.py`` or a student called ``@SUM(A1)`` would otherwise be computed, or run, in whoever opens
 the leaderboard or the gradebook. So a text cell is written behind a single quote (``'=2+3``,
-which spreadsheets show as the text it is) when its first character, or its first after leading
-spaces, is one of those, a line feed, or a look-alike of one that some spreadsheets take in its
+which spreadsheets show as the text it is) when its first character, or its first after any
+leading run of spaces and invisible characters (every character of Unicode's categories Zs, Zl, Zp
+and Cf: the no-break, em, medium mathematical and Ogham spaces, zero-width joiners, direction
+marks), is one of those, a line feed, or a look-alike of one that some spreadsheets take in its
 place: whatever Unicode's compatibility normalisation (NFKC) turns into ``= + - @`` (the
 full-width forms U+FF1D, U+FF0B, U+FF0D, U+FF20, the small forms U+FE66, U+FE62, U+FE63, U+FE6B,
 the superscript and subscript plus and equals), and the minus sign U+2212.
@@ -37,10 +39,22 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
+#: Unicode categories a spreadsheet may pass over before the first character it reads.
+_SKIPPED = frozenset({"Zs", "Zl", "Zp", "Cf"})
+
+
+def _first_seen(text: str) -> str:
+    """The first character of ``text`` that is not a space or an invisible character."""
+    for char in text:
+        if unicodedata.category(char) not in _SKIPPED:
+            return char
+    return ""
+
+
 def _starts_formula(text: str) -> bool:
     if text[:1] in FORMULA_STARTS:
         return True
-    first = text.lstrip(" \u00a0\u3000")[:1]
+    first = _first_seen(text)
     return bool(first) and (
         first in FORMULA_STARTS or first in _LOOK_ALIKES or unicodedata.normalize("NFKC", first)[:1] in "=+-@"
     )

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .formats.mit6009 import FUNCTION_APIS
+
 __all__ = ["REQUIREMENTS", "Requirement"]
 
 
@@ -27,6 +29,9 @@ class Requirement:
     check: Callable[[dict[str, list[dict]]], list[str]]  #: what is missing; [] when met
     file_classes: tuple[str, ...] | None = None  #: in a separate test file, the classes that count
     minimum: int = 3  #: valid tests needed
+    #: in a separate test file, the tests (functions or classes) the course handed out in it: never
+    #: the student's, never run
+    course_tests: tuple[str, ...] = ()
 
 
 def _dims(call: dict) -> int | None:
@@ -94,6 +99,68 @@ def _hypermines_rule(calls: dict[str, list[dict]]) -> list[str]:
     ]
 
 
+def _function_api_rule(calls: dict[str, list[dict]]) -> list[str]:
+    """The function-API handouts' suggestion: for a 1-D, a 2-D and a 3-D game, a test that makes a
+    new game and digs games of that many dimensions at least twice with different results (what
+    the dig returned, or the game's state after it). A dig's dimensions are read from the game it
+    was given (logged after the dig), else from ``dig_2d``, else from the one size of game the
+    test made."""
+    covered = set()
+    for test in calls.values():
+        makes = [c for c in test if c.get("name") in ("new_game_nd", "new_game_2d") and "raised" not in c]
+        made = {d for d in (2 if c.get("name") == "new_game_2d" else _dims(c) for c in makes) if d is not None}
+        outcomes: dict[int, list[tuple[str, str]]] = {}
+        for call in test:
+            if call.get("name") not in ("dig_nd", "dig_2d") or "raised" in call:
+                continue
+            args = call.get("args") or []
+            game = args[0] if args and isinstance(args[0], dict) else {}
+            dimensions = game.get("dimensions")
+            if isinstance(dimensions, list):
+                dims = len(dimensions)
+            elif call.get("name") == "dig_2d":
+                dims = 2
+            elif len(made) == 1:
+                dims = next(iter(made))
+            else:
+                continue
+            outcomes.setdefault(dims, []).append((str(call.get("value")), str(game.get("state"))))
+        covered |= {d for d, found in outcomes.items() if d in made and len(found) >= 2 and len(set(found)) >= 2}
+    missing = [d for d in (1, 2, 3) if d not in covered]
+    if not missing:
+        return []
+    return [
+        f"no valid test makes a {', '.join(f'{d}-D' for d in missing)} game and digs it twice with different results"
+    ]
+
+
+#: The tests the function-API terms' own test.py holds (the course's, whatever the term), never
+#: counted as the student's: only the functions and classes a student adds beside them are.
+FUNCTION_API_COURSE_TESTS = (
+    "test_doctests_run",
+    "test_all_doc_strings_exist",
+    "test_newsmallgame",
+    "test_newmediumgame",
+    "test_newlargegame",
+    "test_dig_2d",
+    "test_render_2d",
+    "test_asciismall",
+    "test_asciixray",
+    "test_2d_integration",
+    "test_newsmall6dgame",
+    "test_newlarge4dgame",
+    "test_nd_integration",
+    "test_tiny_dig_nd",
+    "Test00_DocTests",
+    "Test01_2dNewGame",
+    "Test02_2dDig",
+    "Test03_2dRender",
+    "Test04_RenderASCII",
+    "Test05_2dIntegration",
+    "Test06_NdNewGame",
+    "Test07_NdIntegration",
+)
+
 REQUIREMENTS: dict[str, Requirement] = {
     "neighbors": Requirement(
         "at least three tests that together ask for neighbours in 1, 2 and 3 dimensions", _neighbours_rule
@@ -112,3 +179,17 @@ REQUIREMENTS: dict[str, Requirement] = {
         file_classes=("TestTiny",),
     ),
 }
+# The function-API handouts (Spring 2020, Spring 2022 and the terms between) strongly encourage
+# tests of one's own in test.py: one for a 1-D, a 2-D and a 3-D game, each making a new game and
+# digging it at least twice with different expected behaviours.
+REQUIREMENTS.update(
+    {
+        f"mines-{api.id}": Requirement(
+            "at least three tests of your own in test.py, for a 1-D, a 2-D and a 3-D game, each making a new "
+            "game and digging it at least twice with different results",
+            _function_api_rule,
+            course_tests=FUNCTION_API_COURSE_TESTS,
+        )
+        for api in FUNCTION_APIS
+    }
+)

@@ -45,6 +45,24 @@ def test_other_text_is_left_as_it_is(text):
     assert escape_cell(text) == text
 
 
+def _every_char(categories: set[str]) -> list[str]:
+    import unicodedata
+
+    return [chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) in categories]
+
+
+def test_a_formula_after_any_leading_space_or_invisible_character_is_escaped():
+    """Every character of the categories Zs, Zl, Zp (spaces, line and paragraph separators) and Cf
+    (zero-width and direction marks), alone and in a run of three, before each formula start."""
+    invisible = _every_char({"Zs", "Zl", "Zp", "Cf"})
+    assert {"\u2000", "\u205f", "\u1680", "\u202f", "\u200b", "\u200e", "\ufeff"} <= set(invisible)
+    for char in invisible:
+        for start in "=+-@":
+            for text in (char + start + "1", char * 3 + start + "SUM(A1)"):
+                assert escape_cell(text) == "'" + text, repr(text)
+        assert escape_cell(char + "plain") == char + "plain", repr(char)
+
+
 def test_every_formula_start_is_covered():
     assert FORMULA_STARTS == set("=+-@\t\r\n")
     for start in FORMULA_STARTS:

@@ -173,3 +173,23 @@ def test_sweepmine_charges_make_numbers():
     text = "2 2 1 1 1 0\n101 -4 \n-4 -4 \n-4 1 \n1 1 \n"
     game = sweepmine.read_log(text).to_game()
     assert game.numbers[1, 1] == -4 and game.effective_reveal == "single"
+
+
+def test_a_game_as_each_function_api_writes_it():
+    """The function APIs' dict and text picture of a hand-checked 2x4 game: dimensions a tuple, the
+    visibility key True where shown (inverted for `hidden`), rows joined by newlines, none at the end."""
+    from minesweeper_kit.formats.mit6009 import function_api, write_game, write_text
+
+    game = Game.from_mines((2, 4), [(0, 0), (1, 0), (1, 1)])
+    assert game.dig((0, 3)) == 4
+    shown = [[False, False, True, True], [False, False, True, True]]
+    board = [[".", 3, 1, 0], [".", ".", 1, 0]]
+    assert write_game(game, function_api("fall2023")) == {
+        "dimensions": (2, 4), "board": board, "visible": shown, "state": "ongoing"}
+    hidden = write_game(game, function_api("fall2022"))
+    assert hidden["hidden"] == [[True, True, False, False], [True, True, False, False]] and "visible" not in hidden
+    assert write_game(game, function_api("spring2020"))["mask"] == shown
+    assert write_text(game) == "__1 \n__1 "
+    assert write_text(game, xray=True) == ".31 \n..1 "
+    with pytest.raises(ValueError, match="unknown function API"):
+        function_api("fall2025")

@@ -251,6 +251,54 @@ def test_a_worker_killed_outright_leaves_no_folder_behind(tmp_path, start):
     assert code == 128 + signal.SIGTERM, run.text()[-3000:]
 
 
+def crash_or_sleep(job: dict) -> dict:
+    """A pool job for the test below: the crash job ends its worker outright, the others sleep."""
+    if job["kind"] == "crash":
+        os._exit(1)
+    time.sleep(600)
+    return {}
+
+
+def test_a_signal_while_a_broken_pool_is_replaced_stops_every_worker(monkeypatch):
+    """A worker that dies breaks its pool; the jobs it had not finished go to a new pool. A signal
+    that lands while that pool is being handed its jobs (here: its second job) stops every worker
+    at once, rather than leave the new pool to grade what it was already given."""
+    import concurrent.futures
+    import multiprocessing
+    import threading
+
+    from autograder import batch
+
+    monkeypatch.setattr(batch, "_pool_job", crash_or_sleep)
+    monkeypatch.setattr(batch, "_crash", lambda job: {})  # the crashed job's report: not what is tested here
+    real_submit = concurrent.futures.ProcessPoolExecutor.submit
+    handed: dict[int, int] = {}
+
+    def submit(pool, function, *args):
+        handed[id(pool)] = handed.get(id(pool), 0) + 1
+        if len(handed) == 2 and handed[id(pool)] == 2:
+            raise KeyboardInterrupt  # the signal, as its handler raises it in the main thread
+        return real_submit(pool, function, *args)
+
+    monkeypatch.setattr(concurrent.futures.ProcessPoolExecutor, "submit", submit)
+    jobs = [{"kind": "crash"}, {"kind": "sleep"}, {"kind": "sleep"}]
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            batch._run_in_pools(jobs, 3, lambda job, result: None)
+        except BaseException as error:  # noqa: BLE001 - what the batch raises is the finding
+            raised.append(error)
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(timeout=300)  # the sleeping jobs take 600 s: a run that waits for them is still going
+    assert not worker.is_alive(), "the batch went on waiting for the new pool's jobs"
+    assert len(handed) == 2, handed
+    assert [type(error) for error in raised] == [KeyboardInterrupt], raised
+    assert multiprocessing.active_children() == []
+
+
 # ------------------------------------------------------------------------------------------ mines lab
 def _free_port() -> int:
     with socket.socket() as s:

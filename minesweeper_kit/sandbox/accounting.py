@@ -225,7 +225,8 @@ class CallGuard:
     ``cpu_limit`` CPU seconds since ``cpu_start``; it raises ``TimeoutError("wall")`` past the
     wall-clock limit (``wall_factor`` times the CPU limit plus ``wall_slack`` seconds) and
     ``TimeoutError("idle")`` when the child has used no CPU time (less than :data:`IDLE_CPU`) for
-    ``idle_seconds``.
+    ``idle_seconds``, and ``TimeoutError("deadline")`` at ``deadline`` (a ``time.monotonic()``
+    reading: the end of the submission's wall-clock budget), whatever the call's own limits.
 
     A child that is ready to run but gets no core (a machine crowded with other processes), or
     that waits inside the kernel (pages read back from a busy disk), is not idle: at every
@@ -241,9 +242,11 @@ class CallGuard:
         wall_factor: float,
         wall_slack: float,
         idle_seconds: float,
+        deadline: float | None = None,
     ) -> None:
         self.read, self.cpu_start, self.cpu_limit = read, cpu_start, cpu_limit
         self.idle_seconds = idle_seconds
+        self.deadline = deadline
         now = time.monotonic()
         self.wall_end = None if cpu_limit is None else now + cpu_limit * wall_factor + wall_slack
         self.progress = (now, cpu_start)  # when the child last used CPU time, and how much
@@ -253,10 +256,11 @@ class CallGuard:
 
     def _wait_after(self, now: float, cpu: float) -> float:
         """Seconds before the next check, the child having used ``cpu`` seconds at ``now``."""
+        until_deadline = self.longest if self.deadline is None else self.deadline - now
         if self.cpu_limit is None or self.wall_end is None:
-            return self.longest
+            return max(MIN_WAIT, min(self.longest, until_deadline))
         left = self.cpu_limit - (cpu - self.cpu_start)
-        return max(MIN_WAIT, min(left / self.cores, self.longest, self.wall_end - now))
+        return max(MIN_WAIT, min(left / self.cores, self.longest, self.wall_end - now, until_deadline))
 
     def wait(self) -> float:
         """How long the grader may wait for the child before it calls :meth:`over`."""
@@ -275,6 +279,8 @@ class CallGuard:
         ``just_sent`` says the check comes as the child's data arrived (or its request was taken):
         a child caught running right after a write may only be on its way back to sleep, so at
         such a check only CPU time it used shows that it works."""
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise TimeoutError("deadline")
         if self.cpu_limit is None:
             return False
         now, (cpu, active) = time.monotonic(), self.read()

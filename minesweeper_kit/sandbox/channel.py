@@ -163,7 +163,8 @@ def encode_value(value: Any, check: Callable[[Handle], Handle]) -> Any:
 def parse_reply(body: bytes, generation: int) -> dict[str, Any]:
     """The answer as plain JSON (handles made :class:`Handle` of ``generation``) and nothing more;
     :class:`BrokenAnswer` for a body that is not JSON, :class:`ResultError` for one that is not an
-    object."""
+    object with a boolean ``ok``, or whose ``stdout`` is not text: a child that answers out of
+    shape fails the call that asked, like any other wrong answer of the student's."""
 
     def handles(obj: dict) -> Any:
         value = obj.get("__handle__")
@@ -177,8 +178,10 @@ def parse_reply(body: bytes, generation: int) -> dict[str, Any]:
         raise BrokenAnswer(
             "the answer could not be read (not valid JSON, nested too deeply, or an integer too large)"
         ) from None
-    if not isinstance(reply, dict):
+    if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
         raise ResultError("the answer had the wrong shape")
+    if not isinstance(reply.get("stdout", ""), str):
+        raise ResultError("the answer had the wrong shape: what the call printed was not text")
     return reply
 
 

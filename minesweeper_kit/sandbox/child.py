@@ -512,7 +512,7 @@ def main():
     runner = Runner(channel, config, guard)
     guard.install_import_guard()
     protections = ["limits"]
-    if not keyrings.clear_user_keyrings():  # before any student code: see keyrings.py
+    if keyrings.refused() or not keyrings.clear_user_keyrings():  # before any student code: see keyrings.py
         protections.append("keyrings")
     if config.get("audit", True):
         sys.addaudithook(guard.audit)

@@ -79,8 +79,9 @@ class LoadError(StudentError):
 class TimeLimitExceeded(SandboxError):
     """A call ran past its time limit; the child was killed.
 
-    ``kind`` says which limit: ``"cpu"`` (the child's CPU seconds) or ``"wall"`` (the
-    wall-clock guard for code that sleeps or blocks)."""
+    ``kind`` says which limit: ``"cpu"`` (the child's CPU seconds), ``"wall"`` (the wall-clock
+    guard for code that sleeps or blocks), ``"budget"`` (what was left of the submission's CPU
+    budget) or ``"deadline"`` (the submission's wall-clock budget)."""
 
     def __init__(self, message: str, kind: str = "cpu", limit: float = 0.0):
         super().__init__(message)

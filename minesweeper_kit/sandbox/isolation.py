@@ -490,8 +490,11 @@ class _MountPlan:
     def add_system_folders(self, tmp_mb: int) -> None:
         """``/proc``, ``/dev`` and the size-limited tmpfs ``/tmp``: first, so that whatever is shown
         later from the host's ``/tmp`` (a venv, a checkout's runtime) is bound on top of it, not
-        covered by it."""
-        self.command += ["--proc", "/proc", "--dev", "/dev"]
+        covered by it. ``/proc/1``, bubblewrap's init, is covered by an empty read-only folder:
+        grading as an ordinary user it runs as the child's own uid, and nothing of it is the
+        child's business (its memory, descriptors and environment)."""
+        self.command += ["--proc", "/proc", "--size", "4096", "--tmpfs", "/proc/1", "--remount-ro", "/proc/1"]
+        self.command += ["--dev", "/dev"]
         self.command += ["--size", str(tmp_mb * 1024 * 1024), "--perms", "1777", "--tmpfs", "/tmp"]
         self._made.add("/tmp")
 

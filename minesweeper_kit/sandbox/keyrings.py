@@ -3,9 +3,11 @@
 A process inherits its parent's *session keyring* (a login's keyring, where tools keep
 credentials), and every process of a uid shares that uid's *user keyring*, which outlives the
 processes that filled it. So each sandbox starts in a fresh, empty session keyring of its own
-(joined before the program starts, by the parent), and empties its uid's user keyrings before it
-loads any student code, so nothing one sandbox leaves there reaches the next sandbox leased the
-same uid.
+(joined before the program starts, by the parent), and under bubblewrap the sandbox's seccomp
+filter refuses every keyring system call (``seccomp.py``): nothing one sandbox could leave in its
+uid's user keyring reaches the next sandbox leased the same uid, since neither can touch it.
+Without the filter (``isolation="none"``, trusted code) the child empties its uid's user keyrings
+before it loads any student code.
 
 Standard library only: the child imports this file from its runtime folder too.
 """
@@ -58,6 +60,14 @@ def join_new_session_keyring() -> None:
         return
     if result < 0:
         raise OSError(-result, "could not give the sandbox a session keyring of its own: " + os.strerror(-result))
+
+
+_GET_KEYRING_ID = 0
+
+
+def refused() -> bool:
+    """Whether this process may not use keyrings at all (the sandbox's seccomp filter: ``EPERM``)."""
+    return _keyctl(_GET_KEYRING_ID, _USER_KEYRING, 0) == -errno.EPERM
 
 
 def clear_user_keyrings() -> list[str]:

@@ -1,7 +1,9 @@
 """Process life of a sandbox's child: its runtime folder, its start, its end, and what is given back.
 
-A child is started in a session of its own, its output going to files in a private folder of the
-grader's, with two pipes to talk through (``channel.py``). Under bubblewrap, grading as root, it
+A child is started in a session of its own, with two pipes to talk through (``channel.py``) and
+two more for its stdout and stderr, which a thread of the grader's drains (:class:`OutputPipes`):
+the child holds no descriptor of a file of the grader's, so it has nothing to reopen through
+``/proc/self/fd``. Under bubblewrap, grading as root, it
 also holds a leased host uid and, where the machine allows, a memory cgroup for the sandbox as a
 whole (``isolation.py``). Whatever fails on the way, nothing taken for it is kept: pipes, lease,
 cgroup and folder are given back.
@@ -22,6 +24,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -159,6 +162,112 @@ def environment() -> dict[str, str]:
     return env
 
 
+class OutputPipes:
+    """The child's stdout and stderr: two pipes whose read ends a thread of the grader's drains
+    into two bounded buffers, so the child can print without limit (the rest is dropped, and the
+    collection says so) and never blocks on a full pipe.
+
+    Pipes rather than files: a file the child had open on the grader's side could be reopened
+    through ``/proc/self/fd`` with other flags (read, truncated, grown past its limit); a pipe
+    reopened is the same pipe."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+        self._lock = threading.Lock()
+        self._kept = [bytearray(), bytearray()]
+        self._dropped = [0, 0]
+        self._reads: list[int] = []
+        writes: list[int] = []
+        try:
+            for _ in range(2):
+                read, write = os.pipe()
+                self._reads.append(read)
+                writes.append(write)
+        except BaseException:
+            for fd in self._reads + writes:
+                os.close(fd)
+            raise
+        #: the write ends, for the child's stdout and stderr; closed here once it has them
+        self.ends: tuple[int, int] = (writes[0], writes[1])
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Close the write ends (the child has its copies) and start draining."""
+        self.close_ends()
+        self._thread = threading.Thread(target=self._drain, name="sandbox-output", daemon=True)
+        self._thread.start()
+
+    def close_ends(self) -> None:
+        for fd in self.ends:
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self.ends = (-1, -1)
+
+    def _drain(self) -> None:
+        import selectors
+
+        with selectors.DefaultSelector() as selector:
+            for index, fd in enumerate(self._reads):
+                os.set_blocking(fd, False)
+                selector.register(fd, selectors.EVENT_READ, index)
+            open_ends = len(self._reads)
+            while open_ends:
+                for key, _ in selector.select():
+                    with self._lock:
+                        ended = self._take(key.fd, key.data)
+                    if ended:
+                        selector.unregister(key.fd)
+                        open_ends -= 1
+
+    def _take(self, fd: int, index: int) -> bool:
+        """Read what the pipe holds now into its buffer (the lock held); True at its end."""
+        while True:
+            try:
+                data = os.read(fd, 65536)
+            except BlockingIOError:
+                return False
+            except OSError:
+                return True
+            if not data:
+                return True
+            kept = self._kept[index]
+            room = max(0, self.keep + 1 - len(kept))
+            kept += data[:room]
+            self._dropped[index] += len(data) - min(room, len(data))
+
+    def collect(self, cap: int, ended: bool) -> tuple[str, str]:
+        """What arrived since the last collection, each stream cut to ``cap`` bytes and marked when
+        cut. ``ended``: the child is gone, so wait (briefly) for the pipes to be drained to the end;
+        otherwise what the pipes hold now is read first, so whatever the child printed before its
+        last answer is there."""
+        if ended and self._thread is not None:
+            self._thread.join(timeout=5)
+        texts = []
+        with self._lock:
+            for index in range(2):
+                if not ended and index < len(self._reads):
+                    self._take(self._reads[index], index)
+                data = bytes(self._kept[index])
+                self._kept[index].clear()
+                cut = len(data) > cap or self._dropped[index] > 0
+                self._dropped[index] = 0
+                text = data[:cap].decode("utf-8", "replace")
+                texts.append(text + "\n[output truncated]\n" if cut else text)
+        return texts[0], texts[1]
+
+    def close(self) -> None:
+        """Close every end (the child must be gone: the drain then sees the end of both pipes)."""
+        self.close_ends()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        if self._thread is None or not self._thread.is_alive():
+            for fd in self._reads:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            self._reads = []
+
+
 class Child:
     """One started child: its process, the pipe ends the grader keeps, its output files, and what
     was taken for it (a leased uid, a memory cgroup, a private folder).
@@ -168,8 +277,7 @@ class Child:
 
     def __init__(self, root: str) -> None:
         self.root: str | None = root
-        self.stdout_path = os.path.join(root, "stdout")
-        self.stderr_path = os.path.join(root, "stderr")
+        self.output: OutputPipes | None = None
         self.process: subprocess.Popen | None = None
         self.lease: isolation_module.UidLease | None = None
         self.cgroup: isolation_module.MemoryCgroup | None = None
@@ -193,6 +301,7 @@ class Child:
         child = cls(tempfile.mkdtemp(prefix=f"{_FOLDER_PREFIX}{os.getpid()}-"))
         ours: list[int] = []  # the child's pipe ends, closed here once it has them (or has failed)
         try:
+            child.output = OutputPipes(limits.output_bytes)
             runtime = runtime_folder(bot_kit)
             req_r, child.request = os.pipe()
             ours.append(req_r)
@@ -265,7 +374,7 @@ class Child:
         return Launch(argv, "/", isolation_module.WORKDIR, kit_path, () if seccomp_fd is None else (seccomp_fd,))
 
     def _start_process(self, launch: Launch, env: dict[str, str], fds: tuple[int, int]) -> None:
-        """Start the child's process in a session of its own, its output going to files; between
+        """Start the child's process in a session of its own, its output going to pipes; between
         fork and exec it joins a new session keyring and its memory cgroup. The descriptors bwrap
         reads as it starts are closed here, whatever happens."""
         cgroup = self.cgroup
@@ -275,20 +384,21 @@ class Child:
             if cgroup is not None:
                 cgroup.enter()
 
+        assert self.output is not None
+        out, err = self.output.ends
         try:
-            with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
-                self.process = subprocess.Popen(
-                    launch.argv,
-                    stdin=subprocess.DEVNULL,
-                    stdout=out,
-                    stderr=err,
-                    pass_fds=(*fds, *launch.fds),
-                    cwd=launch.cwd,
-                    env=env,
-                    start_new_session=True,
-                    close_fds=True,
-                    preexec_fn=enter,
-                )
+            self.process = subprocess.Popen(
+                launch.argv,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                pass_fds=(*fds, *launch.fds),
+                cwd=launch.cwd,
+                env=env,
+                start_new_session=True,
+                close_fds=True,
+                preexec_fn=enter,
+            )
         except subprocess.SubprocessError as error:  # what preexec_fn raised is not passed on
             raise ChildDied(
                 "the sandbox did not start: it could not be given a session keyring"
@@ -298,6 +408,7 @@ class Child:
         finally:
             for fd in launch.fds:
                 os.close(fd)
+        self.output.start()
 
     # ------------------------------------------------------------------ its end
     @property
@@ -350,24 +461,10 @@ class Child:
 
     def collect_output(self, cap: int) -> tuple[str, str]:
         """What the child wrote to stdout and stderr since the last collection (each cut to
-        ``cap`` bytes, marked when cut); the files are emptied."""
-        if not self.root:
+        ``cap`` bytes, marked when cut)."""
+        if self.output is None:
             return "", ""
-        texts = []
-        for path in (self.stdout_path, self.stderr_path):
-            try:
-                with open(path, "rb") as handle:
-                    data = handle.read(cap + 1)
-            except OSError:
-                texts.append("")
-                continue
-            text = data[:cap].decode("utf-8", "replace")
-            if len(data) > cap:
-                text += "\n[output truncated]\n"
-            texts.append(text)
-            with open(path, "wb"):
-                pass
-        return texts[0], texts[1]
+        return self.output.collect(cap, ended=self.process is None or self.process.returncode is not None)
 
     def release(self) -> None:
         """Give back the child's uid and memory cgroup (root only); safe to call twice."""
@@ -386,6 +483,9 @@ class Child:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self.request = self.answer = -1
+        if self.output is not None:
+            self.output.close()
+            self.output = None
         self.release()
         if self.root:
             shutil.rmtree(self.root, ignore_errors=True)

@@ -36,6 +36,7 @@ not stopped by the idle guard.
 from __future__ import annotations
 
 import base64
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict
 from pathlib import Path
@@ -126,6 +127,7 @@ class Sandbox:
             raise ValueError(f"cannot preload modules the import rule refuses: {denied}")
         self.budget: float | None = None
         self.window: float | None = None
+        self.deadline: float | None = None  #: time.monotonic() at which every call stops
         self.generation = 0
         self.protections: list[str] = []
         self.names: list[str] = []
@@ -270,6 +272,12 @@ class Sandbox:
         """The CPU seconds all calls together may still use from now on (None: no budget)."""
         self.budget = None if cpu_seconds is None else self.cpu_seconds() + max(0.0, cpu_seconds)
 
+    def set_deadline(self, seconds: float | None) -> None:
+        """The wall-clock seconds, from now, that every call together may still take (None: no
+        deadline): a call still running then is stopped, whatever its own limits. The
+        configuration of a restarted child is not held to it (no student code answers it)."""
+        self.deadline = None if seconds is None else time.monotonic() + max(0.0, seconds)
+
     def set_window(self, cpu_seconds: float | None) -> None:
         """The CPU seconds the calls of one unit of work (a test) may use from now on; a call
         that runs past it fails as its own call limit would (None: no window)."""
@@ -307,10 +315,13 @@ class Sandbox:
     def _collect_output(self) -> None:
         if self._child is None:
             return
-        out, err = self._child.collect_output(self.limits.output_bytes)
+        cap = self.limits.output_bytes
+        out, err = self._child.collect_output(cap)
         for text, parts in ((out, self._stdout_parts), (err, self._stderr_parts)):
             if text:
                 parts.append(text)
+                if sum(map(len, parts)) > 2 * cap:  # only the last ``cap`` is ever shown: keep no more
+                    parts[:] = ["".join(parts)[-cap:]]
 
     # ------------------------------------------------------------------ calls
     def call(
@@ -475,6 +486,7 @@ class Sandbox:
             wall_factor=self.wall_factor,
             wall_slack=self.wall_slack,
             idle_seconds=self.idle_seconds,
+            deadline=None if grader_only else self.deadline,
         )
         try:
             body = self._channel.exchange(channel.encode_request(message), guard, self.callback)
@@ -503,6 +515,12 @@ class Sandbox:
     def _time_limit_error(self, guard: str, limit: float, which: str) -> TimeLimitExceeded:
         """What a student is told when ``guard`` (``"idle"``, ``"wall"`` or ``"cpu"``) stopped a call
         whose CPU limit was ``limit`` (``which`` says whether the call's or the budget's)."""
+        if guard == "deadline":
+            return TimeLimitExceeded(
+                "the submission's wall-clock budget ran out during this call; the process was killed",
+                "deadline",
+                0.0,
+            )
         if guard == "idle":
             return TimeLimitExceeded(
                 f"wall-clock guard: the code used no CPU time for {self.idle_seconds:g} s (it slept, "

@@ -1,4 +1,5 @@
-"""A seccomp filter that keeps sandboxed code from creating processes and user namespaces.
+"""A seccomp filter that keeps sandboxed code from creating processes and user namespaces, from
+the kernel's keyrings, and from tracing or reading other processes.
 
 Processes: graded code may run threads but not start a process of its own (``fork``, ``vfork``,
 ``clone`` without ``CLONE_THREAD``, and so ``posix_spawn``, ``subprocess`` and ``multiprocessing``
@@ -11,6 +12,18 @@ User namespaces: a process that creates one holds every capability inside it: it
 file systems, make namespaces of every other kind and reach kernel code an unprivileged process
 never reaches. Grading as an ordinary user, bubblewrap's ``--disable-userns`` already stops that;
 grading as root it cannot be used (it needs ``--unshare-user``), so this filter does it in both modes.
+
+Keyrings (``add_key``, ``request_key``, ``keyctl``): no namespace of bubblewrap's covers them. A
+uid's user keyring outlives its processes, so two sandboxes given the same uid one after the other
+(grading as root, the same grade's hidden tests and each run of a student's own tests) could pass
+notes through it, and a sandbox may take away its own write permission there so the next one cannot
+empty it. No assignment needs a key: every keyring system call fails with ``EPERM``.
+
+Tracing (``ptrace``, ``process_vm_readv``/``process_vm_writev``, ``pidfd_getfd``, ``kcmp``): grading
+as an ordinary user, bubblewrap's own init runs as the same uid as the graded code, which could
+otherwise attach to it and take its descriptors or memory. All fail with ``EPERM``. So does
+``io_uring_setup``: io_uring's operations are not system calls, and so are out of any seccomp
+filter's reach.
 
 bubblewrap reads the filter from a file descriptor (``--seccomp FD``) and loads it only once its
 own set-up is done: in the sandbox's init (process 1 of its PID namespace, which has forked the
@@ -33,6 +46,8 @@ or ``vfork`` system calls, which it does not have)::
                                       ; then falls back to clone, which is checked
         jeq  #57 (fork), eperm
         jeq  #58 (vfork), eperm
+        jeq  #248 (add_key), eperm    ; and request_key, keyctl, ptrace, process_vm_readv,
+        ...                           ; process_vm_writev, kcmp, pidfd_getfd, io_uring_setup
         ret  #ALLOW
     userns:
         ld   [16]                     ; A = low 32 bits of args[0]: the flags of unshare
@@ -72,7 +87,8 @@ SUMMARY = (
     "no new processes and no user namespaces inside the sandbox: a seccomp filter makes fork, vfork, "
     "clone without CLONE_THREAD, and unshare and clone with CLONE_NEWUSER fail with EPERM (and clone3 "
     "with ENOSYS, so the C library uses clone); threads still run, and the kernel counts the CPU "
-    "time of all of them in the one process the grader reads"
+    "time of all of them in the one process the grader reads; no kernel keyring (add_key, request_key, "
+    "keyctl) and no tracing (ptrace, process_vm_readv/writev, kcmp, pidfd_getfd), nor io_uring"
 )
 
 # struct sock_filter { __u16 code; __u8 jt; __u8 jf; __u32 k; }, in the machine's byte order
@@ -99,11 +115,30 @@ class _Arch(NamedTuple):
     clone3: int
     fork: tuple[int, ...]  #: fork and vfork, where the architecture has them
     x32: bool  #: whether the x32 ABI shares this arch value (its numbers carry _X32_SYSCALL_BIT)
+    #: refused outright: add_key, request_key, keyctl, ptrace, process_vm_readv, process_vm_writev,
+    #: kcmp, pidfd_getfd, io_uring_setup
+    refused: tuple[int, ...]
 
 
 _ARCHES = {
-    "x86_64": _Arch(audit=0xC000003E, unshare=272, clone=56, clone3=435, fork=(57, 58), x32=True),
-    "aarch64": _Arch(audit=0xC00000B7, unshare=97, clone=220, clone3=435, fork=(), x32=False),
+    "x86_64": _Arch(
+        audit=0xC000003E,
+        unshare=272,
+        clone=56,
+        clone3=435,
+        fork=(57, 58),
+        x32=True,
+        refused=(248, 249, 250, 101, 310, 311, 312, 438, 425),
+    ),
+    "aarch64": _Arch(
+        audit=0xC00000B7,
+        unshare=97,
+        clone=220,
+        clone3=435,
+        fork=(),
+        x32=False,
+        refused=(217, 218, 219, 117, 270, 271, 272, 438, 425),
+    ),
 }
 _ALIASES = {"amd64": "x86_64", "arm64": "aarch64"}
 
@@ -140,7 +175,7 @@ def program(machine: str | None = None) -> bytes:
         ("jeq", arch.unshare, "userns", None),
         ("jeq", arch.clone, "clone", None),
         ("jeq", arch.clone3, "nosys", None),
-        *[("jeq", number, "eperm", None) for number in arch.fork],
+        *[("jeq", number, "eperm", None) for number in arch.fork + arch.refused],
         ("ret", _RET_ALLOW),
         "userns",
         ("ld", _ARG0_LOW),

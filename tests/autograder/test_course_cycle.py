@@ -361,6 +361,9 @@ def test_a_renamed_notebook_is_copied_where_nbgrader_reads_it_and_never_through_
     assert refused.file == entry.file and "could not be saved" in refused.note
     assert target.read_text() == "not the student's"
 
+    # A step handed in as a .py file has no notebook for nbgrader: a notebook is never copied to it.
+    assert place_for_nbgrader(entry, "lab.py") == entry
+
     # Outside an nbgrader course nothing is copied.
     flat = tmp_path / "flat" / "bo"
     flat.mkdir(parents=True)

@@ -238,12 +238,18 @@ def _run_filter(program: bytes, nr: int, arch: int, arg0: int = 0) -> int:
 @pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
 def test_the_seccomp_program_refuses_new_processes_and_user_namespaces(machine):
     """The filter, run on made-up system calls: a new process (fork, vfork, clone without
-    CLONE_THREAD) and a new user namespace are refused on every path, a thread's clone and every
-    other system call are let through, and other ABIs get nothing."""
+    CLONE_THREAD), a new user namespace, the keyrings and tracing are refused on every path, a
+    thread's clone and every other system call are let through, and other ABIs get nothing."""
     allow, eperm, enosys = 0x7FFF0000, 0x00050000 | errno.EPERM, 0x00050000 | errno.ENOSYS
     arch, unshare, clone, clone3, other, forks = {
         "x86_64": (0xC000003E, 272, 56, 435, 0, (57, 58)),  # read; fork, vfork
         "aarch64": (0xC00000B7, 97, 220, 435, 63, ()),  # read; no fork or vfork system call
+    }[machine]
+    # add_key, request_key, keyctl, ptrace, process_vm_readv, process_vm_writev, kcmp, pidfd_getfd,
+    # io_uring_setup: numbers from each architecture's system call table
+    refused = {
+        "x86_64": (248, 249, 250, 101, 310, 311, 312, 438, 425),
+        "aarch64": (217, 218, 219, 117, 270, 271, 272, 438, 425),
     }[machine]
     program = seccomp.program(machine)
     assert len(program) % 8 == 0
@@ -260,6 +266,8 @@ def test_the_seccomp_program_refuses_new_processes_and_user_namespaces(machine):
         (clone, thread_flags | seccomp.CLONE_NEWUSER): eperm,
         (other, seccomp.CLONE_NEWUSER): allow,
         **{(number, 0): eperm for number in forks},
+        **{(number, 0): eperm for number in refused},
+        (434, 0): allow,  # pidfd_open: a pidfd alone reads nothing
         **({(57, 0): allow} if machine == "aarch64" else {}),  # close there, fork on x86-64
     }
     for (nr, flags), expected in cases.items():

@@ -38,7 +38,7 @@ from autograder.students import find_course
 from autograder.instructor.chaffs import mutate
 from autograder.instructor.chaffs.make_board import CHAFFS as MUTANTS
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.nbgrader]
 
 REPO = Path(__file__).resolve().parents[2]
 NBGRADER = Path(sys.executable).parent / "nbgrader"

@@ -222,6 +222,52 @@ def test_a_suite_that_raises_is_not_graded(tmp_path, submissions, reference_sour
     assert "1 graded submission(s) of hypermines: mean score 20.00 / 20" in page.stdout
 
 
+PLANTED_TEST = """
+
+@points(1)
+def test_planted_reads_the_state_as_text(box):
+    \"\"\"The state, read as text\"\"\"
+    game = box.call("HyperMinesGame", [2, 2], [[0, 0]])
+    if box.get_attr(game, "state").upper() != "ONGOING":
+        raise Mismatch("the state is wrong")
+"""
+
+
+STATE_IS_A_NUMBER = """
+
+class HyperMinesGame(HyperMinesGame):
+    def __getattribute__(self, name):
+        return 5 if name == "state" else super().__getattribute__(name)
+"""
+
+
+def test_a_hidden_test_that_raises_on_a_students_answer_fails_that_test_alone(tmp_path, reference_source):
+    """Whose fault an exception is, is decided by where it happened: a hidden test that raises on
+    what one submission answered (a state that is a number, which the test reads as text) while
+    the reference passes it fails for that student, with a message, and the submission is graded;
+    the correct submission beside it is graded in full, and nothing is "not graded"."""
+    instructor = instructor_copy(tmp_path)
+    suite = instructor / "suites" / get_assignment("hypermines").suite_path.name
+    suite.write_text(suite.read_text() + PLANTED_TEST)
+    folder = tmp_path / "submitted"
+    for student, source in (("alice", reference_source), ("mallory", reference_source + STATE_IS_A_NUMBER)):
+        (folder / student).mkdir(parents=True)
+        (folder / student / "lab.py").write_text(source)
+    results, gradebook = tmp_path / "results", tmp_path / "grades.csv"
+    result = grade(folder, results, gradebook, environment(instructor))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "NOT GRADED" not in result.stderr
+    alice = json.loads((student_dir(results, "alice") / "results.json").read_text())
+    assert (alice["score"], alice["extra_data"]["status"]) == (21, "graded"), alice["output"]
+    mallory = json.loads((student_dir(results, "mallory") / "results.json").read_text())
+    assert mallory["extra_data"]["status"] == "graded"
+    planted = next(test for test in mallory["tests"] if test["name"] == "The state, read as text")
+    assert planted["score"] == 0
+    assert planted["output"].startswith("the grader could not use what your code returned here (AttributeError: "), \
+        planted["output"]
+    assert "test_planted" not in planted["output"] and ".upper" not in planted["output"]
+
+
 def test_without_bubblewrap_nothing_is_graded(tmp_path, submissions, no_bwrap_path):
     """No bubblewrap: the grader refuses to run the code unisolated, and says why."""
     results, gradebook = tmp_path / "results", tmp_path / "grades.csv"

@@ -27,7 +27,7 @@ from autograder.nofollow import LinkInPath, open_nofollow
 from autograder.notebook import notebook_code
 from autograder.report import student_dir
 from autograder.students import Layout, discover, folder_name
-from autograder.submission import MAX_FILE_BYTES, Submission, read_submission
+from autograder.submission import MAX_FILE_BYTES, MAX_SOURCE_BYTES, Submission, read_submission
 
 
 def pairs(found):
@@ -123,9 +123,28 @@ def test_files_over_the_cap_are_refused_before_they_are_read(tmp_path):
         submission = read_submission("big", path)
         assert submission.problem == ("the file is 20.0 MB; the grader reads files of at most 20 MB (in a "
                                       "notebook, outputs count too: clear them and save again)")
-    exact = tmp_path / "exact.py"
-    exact.write_bytes(b"#" * (MAX_FILE_BYTES - 1) + b"\n")
+    # A notebook of exactly the cap is read (its outputs count towards the file, not the code).
+    exact = tmp_path / "exact.ipynb"
+    cell = {"cell_type": "code", "source": "x = 1\n", "metadata": {}, "outputs": [], "execution_count": None}
+    head = json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [cell]})
+    exact.write_text(head[:-1] + ', "padding": "' + "#" * (MAX_FILE_BYTES - len(head) - 15) + '"}')
+    assert exact.stat().st_size == MAX_FILE_BYTES
     assert read_submission("exact", exact).problem is None
+
+
+def test_code_over_its_cap_is_refused_before_it_is_parsed(tmp_path):
+    """512 KB of code in a .py file is read; a byte more is refused, naming the limit, and no parser
+    sees it. (A notebook's code is bounded by its reader's own work limit: see CRAFTED.)"""
+    for size, refused in ((MAX_SOURCE_BYTES, False), (MAX_SOURCE_BYTES + 1, True)):
+        lines = "x = 1\n" * (size // 6)
+        py = tmp_path / f"lab{size}.py"
+        py.write_text(lines + "#" * (size - len(lines)))
+        problem = read_submission("big", py).problem
+        if refused:
+            assert problem == (f"{py.name} is too large to grade: {size // 1024} KB of code, and the grader reads "
+                               "at most 512 KB (real answers are far smaller)"), problem
+        else:
+            assert problem is None, problem
 
 
 def test_links_pipes_and_folders_are_not_read(tmp_path):

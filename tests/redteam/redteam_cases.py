@@ -25,6 +25,10 @@ FIELDS = ("marker", "port", "abstract", "unixpath", "host_ip", "checkout", "suit
 
 from unprivileged import UNPRIVILEGED_UID  # noqa: E402  (the ordinary account the unprivileged run grades as)
 CONSTRUCT_ONLY = frozenset({"test_new_small_6d", "test_new_large_4d", "test_random_new_games"})
+ALL_TESTS = frozenset({
+    "test_new_small_6d", "test_new_large_4d", "test_dig_ongoing", "test_dig_defeat", "test_render",
+    "test_integration_4d", "test_integration_6d", "test_integration_5d", "test_edges", "test_redig_and_after_the_end",
+    "test_victory", "test_random_new_games", "test_random_games"})
 NO_DIG = CONSTRUCT_ONLY | {"test_render"}
 HYPERMINES_TESTS = 13
 FRAME = re.compile(r"REDTEAM<<(.*?)>>", re.S)
@@ -260,20 +264,48 @@ _report({'environ': sorted(_os.environ), 'host_paths_in_values': sorted(
 _unhook()
 _ctypes = _imp('ctypes')
 _libc = _ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = _ctypes.c_long
+
+
+def _traced(result):
+    return 'ok' if result >= 0 else _errno.errorcode[_ctypes.get_errno()]
 
 
 def _ptrace_pid1():
-    if _libc.ptrace(16, 1, 0, 0) != 0:
+    if _libc.ptrace(16, 1, 0, 0) != 0:  # PTRACE_ATTACH
         return _errno.errorcode[_ctypes.get_errno()]
     _libc.ptrace(17, 1, 0, 0)
     return 'attached'
 
 
-_status = open('/proc/1/status').read().splitlines()
-_report({'pid1_caps': [line.split()[1] for line in _status if line.startswith(('CapPrm', 'CapEff', 'CapBnd'))],
+def _kind(fd):
+    mode = _os.fstat(fd).st_mode
+    return 'fifo' if _imp('stat').S_ISFIFO(mode) else 'file' if _imp('stat').S_ISREG(mode) else oct(mode)
+
+
+def _reopened(number):
+    fd = _os.open('/proc/self/fd/%d' % number, _os.O_RDWR)
+    try:
+        return _kind(fd)
+    finally:
+        _os.close(fd)
+
+
+_local = (_ctypes.c_char * 8)()
+_iov = (_ctypes.c_void_p * 2)(_ctypes.cast(_local, _ctypes.c_void_p), 8)
+_report({'pid1_status': _try(lambda: open('/proc/1/status').read()[:40]),
+         'pid1_listing': _try(lambda: sorted(_os.listdir('/proc/1'))),
          'pid1_environ': _try(_read, '/proc/1/environ'),
          'pid1_mem': _try(lambda: open('/proc/1/mem', 'r+b').close()),
+         'pid1_fd': _try(lambda: _os.listdir('/proc/1/fd')),
+         'write_over_pid1': _try(_write, '/proc/1/planted-$marker'),
          'ptrace_pid1': _ptrace_pid1(),
+         'ptrace_traceme': _traced(_libc.ptrace(0, 0, 0, 0)),
+         'process_vm_readv_pid1': _traced(_libc.process_vm_readv(1, _iov, 1, _iov, 1, 0)),
+         'pidfd_getfd': _traced(_libc.syscall({'x86_64': 438, 'aarch64': 438}[_os.uname().machine],
+                                             _libc.syscall(434, 1, 0), 0, 0)),
+         'output_kinds': [_kind(1), _kind(2)],
+         'reopened_output': [_try(_reopened, 1), _try(_reopened, 2)],
          'sysrq': _try(_write, '/proc/sysrq-trigger', b'h'),
          'core_pattern': _try(_write, '/proc/sys/kernel/core_pattern', b'|/tmp/x'),
          'kcore': _try(_read, '/proc/kcore'),
@@ -346,25 +378,30 @@ _report({'tcp_loopback': _try(_connect, _socket.AF_INET, ('127.0.0.1', $port)),
 
 
 def _pid1(found: dict, mode: str) -> None:
-    """bubblewrap's init (pid 1 of the sandbox) holds no capability: as root it is another user the
-    child cannot touch; in a user namespace it is the child's own uid, and tracing it or writing
-    its memory gives nothing the child does not already have."""
-    caps = found.pop("pid1_caps")
+    """bubblewrap's init (pid 1 of the sandbox) is out of sight in both modes (an empty, read-only
+    folder covers ``/proc/1``), and nothing can be traced or read across processes: ``ptrace``,
+    ``process_vm_readv`` and ``pidfd_getfd`` are refused by the seccomp filter. Grading as an
+    ordinary user, init runs as the child's own uid, so only these keep the child from it."""
     refused = {k: v for k, v in found.items() if k in ("sysrq", "core_pattern", "kcore", "kmsg")}
     assert all(v != "ok" and not v.startswith("READ") for v in refused.values()), found
-    if mode == "root":
-        assert caps[:2] == ["0000000000000000"] * 2, caps
-        assert (found["pid1_environ"], found["pid1_mem"], found["ptrace_pid1"]) == (
-            "PermissionError:EACCES", "PermissionError:EACCES", "EPERM"), found
-    else:
-        assert caps == ["0000000000000000"] * 3, caps
-        assert found["pid1_environ"].startswith("READ") and found["ptrace_pid1"] == "attached", found
+    assert found["pid1_listing"] == [], found
+    assert {k: found[k] for k in ("pid1_status", "pid1_environ", "pid1_mem", "pid1_fd")} == dict.fromkeys(
+        ("pid1_status", "pid1_environ", "pid1_mem", "pid1_fd"), ENOENT), found
+    assert found["write_over_pid1"] == "OSError:EROFS", found
+    # stdout and stderr are pipes the grader drains, not files of the grader's: reopened through
+    # /proc/self/fd they are the same pipes (or refused, as root, where the pipe is another uid's)
+    assert found["output_kinds"] == ["fifo", "fifo"], found
+    assert found["reopened_output"] in (["fifo", "fifo"], ["PermissionError:EACCES"] * 2), found
+    assert {k: found[k] for k in ("ptrace_pid1", "ptrace_traceme", "process_vm_readv_pid1", "pidfd_getfd")} == {
+        "ptrace_pid1": "EPERM", "ptrace_traceme": "EPERM", "process_vm_readv_pid1": "EPERM", "pidfd_getfd": "EPERM"
+    }, found
 
 
 def _only_the_sandbox(found: dict) -> None:
     import sys
 
-    assert found["processes"] == sorted(["/usr/bin/bwrap", sys.executable]), found
+    # pid 1, bubblewrap's init, is listed but covered: its cmdline cannot be read
+    assert found["processes"] == sorted([ENOENT, sys.executable]), found
     assert found["parent"] == 1 and found["me"] == "2", found
 
 
@@ -731,7 +768,9 @@ for _fd in (1, 2):
     except OSError as error:
         _errors[_fd] = _err(error)
 _report({'stdout': [_total[1], _errors.get(1)], 'stderr': [_total[2], _errors.get(2)]})
-''', problem=loaded_problem(), outcome={"stdout": [16 * MIB, "OSError:EFBIG"], "stderr": [16 * MIB, "OSError:EFBIG"]}),
+''', problem=loaded_problem(), outcome={"stdout": [40 * MIB, None], "stderr": [40 * MIB, None]},
+         note="stdout and stderr are pipes the grader drains: every write goes through, the grader keeps the "
+              "first 64 KB of each (its memory is measured) and drops the rest"),
     Case("c_stack_overflow", r'''
 _sys.setrecursionlimit(10 ** 8)
 
@@ -1004,6 +1043,39 @@ _report(_found)
 
 
 #: The battery graded on its own, beside an honest neighbour that keeps full marks.
+#: ``passes`` of a case whose passing tests depend on timing: its ``outcome`` checks the report instead.
+BY_OUTCOME = frozenset({"(checked by the outcome)"})
+#: The wall-clock budget of a red-team grade: the default, 5 times the 10-second CPU budget plus 60 s.
+WALL_BUDGET = 110
+
+CPU_CASES.append(Case("idle_in_every_call", r'''
+_time = _imp('time')
+_Honest = HyperMinesGame
+
+
+class HyperMinesGame(_Honest):
+    def dig(self, *args, **kwargs):
+        _time.sleep(3)  # under the 5 s idle guard: each call alone is let through
+        return _Honest.dig(self, *args, **kwargs)
+''', base="reference", passes=BY_OUTCOME, outcome=lambda report, mode: _wall_budget_held(report), outcome_in="report",
+    note="the red team's find: 3.5 s of sleep in each of about 1,700 calls held a worker for two hours, and "
+         "scored full marks"))
+
+
+def _wall_budget_held(report) -> None:
+    """The grade ended near the wall-clock budget: a test was stopped by it and every later one
+    was not reached; the tests that finished before it keep their points."""
+    assert report.execution_time < WALL_BUDGET + 60, report.execution_time
+    outputs = [t.output for t in report.tests]
+    stopped = [i for i, out in enumerate(outputs) if "wall-clock budget of" in out]
+    assert stopped, outputs
+    first = stopped[0]
+    assert all(out.startswith(f"not reached: the submission's wall-clock budget of {WALL_BUDGET} s")
+               for out in outputs[first + 1:]), outputs[first:]
+    assert any(t.status == "passed" for t in report.tests[:first]), outputs[:first]
+    assert report.score == sum(t.score for t in report.tests) and report.score < report.max_score, report.score
+
+
 CPU_BATTERY = CPU_CASES + [Case("zz-honest", "", base="reference-only", passes=frozenset({"*"}))]
 
 
@@ -1032,9 +1104,9 @@ IDLE_AT_LOAD = (r"time limit exceeded while loading the submission \(wall-clock 
                 r"for 5 s \(it slept, waited or blocked\); the process was killed\)")
 
 
-def _lie_in_dig(body: str) -> str:
-    """dig answers with a forged frame; the runner's own answer to that call is then dropped,
-    so the child stays alive and in step with the grader."""
+def _lie_in_dig(body: str, method: str = "dig") -> str:
+    """``method`` (dig) answers with a forged frame; the runner's own answer to that call is then
+    dropped, so the child stays alive and in step with the grader."""
     return FORGE + f'''
 _runner = _unhook()
 
@@ -1049,7 +1121,7 @@ def _lying_dig(self, *args, **kwargs):
     return 0
 
 
-HyperMinesGame.dig = _lying_dig
+HyperMinesGame.{method} = _lying_dig
 '''
 
 
@@ -1120,6 +1192,12 @@ _send(b'{"ok":false,"error":{"type":"ResultError","message":"the grader failed\\
     Case("lie_forged_handle_from_dig", _lie_in_dig(
         "b'{\"ok\":true,\"value\":{\"__handle__\":424242,\"type\":\"Forged\\\\n[PASS] All 20/20\\\\nScore: 20 / 20\"}}'"),
          base="reference", passes=NO_DIG, messages=("dig should return an int (cells newly revealed), got a Forged",)),
+    Case("lie_stdout_not_text", _lie_in_dig("b'{\"ok\":true,\"value\":null,\"stdout\":5}'", "dump"), base="reference",
+         passes=ALL_TESTS - {"test_random_new_games"},
+         messages=("the answer had the wrong shape: what the call printed was not text",),
+         note="once made the grader raise, and any grader-side exception was 'not graded'"),
+    Case("lie_ok_not_a_boolean", _lie_in_dig("b'{\"ok\":\"yes\",\"value\":1}'"), base="reference", passes=NO_DIG,
+         messages=("the answer had the wrong shape",)),
     Case("printed_grader_lines", r'''
 print('[PASS] A new 3x3x3x3x3x3 game (original test)  1/1')
 print('Score: 20 / 20')
@@ -1330,7 +1408,8 @@ class HyperMinesGame:
 
 
 def _grader_key_unreachable(found: dict) -> None:
-    assert found["grader_secret"] == "ENOKEY", f"the sandbox read the grader's session key: {found}"
+    """Every keyring system call is refused inside the sandbox (its seccomp filter)."""
+    assert found == {"grader_secret": "EPERM", "plant": "EPERM"}, f"the sandbox reached a keyring: {found}"
 
 
 def _nothing_carried(report) -> None:

@@ -253,7 +253,8 @@ def clear_user_keyrings(uids: set[int]) -> None:
     """Empty the user keyrings a red-team case filled (they outlive the sandbox: see the case
     keyring_carried_to_the_next_sandbox), as each uid itself."""
     script = ("import ctypes; libc = ctypes.CDLL(None); libc.syscall(250, 1, None); "
-              "libc.syscall(250, 8, -4, -3); libc.syscall(250, 7, -4)")
+              "libc.syscall(250, 8, -4, -3); libc.syscall(250, 5, libc.syscall(250, 0, -4, 0), 0x3f3f0000); "
+              "libc.syscall(250, 7, -4)")  # write permission given back first: a case may take it away
     for uid in sorted(uids):
         subprocess.run(["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", sys.executable, "-I",
                         "-S", "-c", script], capture_output=True, timeout=60)

@@ -26,10 +26,19 @@ WHEATS: dict[str, tuple[tuple[str, str], ...]] = {
     "make-board": (("iterative", "make_board.py"),),
     "flood-fill": (("sets-and-queue", "flood_fill.py"),),
     "hypermines": (("flat-indices", "hypermines.py"),),
+    # every function-API term (the mines-* assignments): renamed for the term, as the reference is
+    "mines_functions": (("flat-numbers", "mines_functions.py"),),
 }
 
 
 def wheats_for(assignment_id: str) -> list[tuple[str, str]]:
     """The wheats of a step besides the reference, as ``[(name, source_text)]``; none for a step
     without any (the bots are graded by their games, not by tests)."""
-    return [(name, (HERE / file_name).read_text(encoding="utf-8")) for name, file_name in WHEATS.get(assignment_id, ())]
+    from autograder.assignments import ASSIGNMENTS
+    from autograder.references import for_function_api
+
+    known = ASSIGNMENTS.get(assignment_id)
+    api = known.function_api() if known is not None else None
+    files = WHEATS.get(known.suite if known is not None and known.suite else assignment_id, ())
+    found = [(name, (HERE / file_name).read_text(encoding="utf-8")) for name, file_name in files]
+    return [(name, for_function_api(source, api)) for name, source in found] if api is not None else found
