@@ -774,7 +774,7 @@ SORT_SCRIPT = """
 
 
 @dataclass(frozen=True)
-class Cell:
+class TableCell:
     """One cell of a sortable table, as data: the template escapes ``text`` and lays it out."""
 
     text: str = ""
@@ -791,7 +791,7 @@ class Cell:
 
 
 @dataclass(frozen=True)
-class Column:
+class TableColumn:
     """A column of a sortable table: its header, how it sorts ("number" or "text"), its tooltip."""
 
     label: str
@@ -800,8 +800,8 @@ class Column:
 
 
 #: What a cell shows when there is nothing to show: in a numeric column (sorted last), in a text one.
-DASH = Cell("—", "", look="muted")
-TEXT_DASH = Cell("—", None, True, look="muted")
+DASH = TableCell("—", "", look="muted")
+TEXT_DASH = TableCell("—", None, True, look="muted")
 
 
 def _sort(value: float | int | None) -> str:
@@ -812,12 +812,12 @@ def _sort(value: float | int | None) -> str:
     return str(value) if isinstance(value, int) and not isinstance(value, bool) else repr(float(value))
 
 
-def _text(text: str, **looks: Any) -> Cell:
-    return Cell(text, None, True, **looks)
+def _text(text: str, **looks: Any) -> TableCell:
+    return TableCell(text, None, True, **looks)
 
 
-def _number_cell(text: str, value: float | int | None, **looks: Any) -> Cell:
-    return Cell(text, _sort(value), **looks)
+def _number_cell(text: str, value: float | int | None, **looks: Any) -> TableCell:
+    return TableCell(text, _sort(value), **looks)
 
 
 def _render(template: str, title: str, **context: Any) -> str:
@@ -1077,31 +1077,31 @@ def _note(x: StudentResult) -> str:
 
 
 _STUDENT_COLUMNS = [
-    Column("student", "text"),
-    Column("status", "text", "graded, did not load, not graded (the grader failed) or not submitted"),
-    Column("file", "text", "the file graded, in the student's folder"),
-    Column("score", "number", "after any late penalty"),
-    Column("%", "number"),
-    Column("tests passed", "number"),
-    Column("late by", "number", "after the due date; hover a cell for when it was handed in"),
-    Column("penalty", "number", "points the late policy took off the score"),
-    Column("time", "number", "the grader's time for the whole submission"),
-    Column("seed", "number", "the seed the random cases were drawn from (--seed replays it)"),
-    Column("note", "text"),
-    Column("feedback", "text"),
+    TableColumn("student", "text"),
+    TableColumn("status", "text", "graded, did not load, not graded (the grader failed) or not submitted"),
+    TableColumn("file", "text", "the file graded, in the student's folder"),
+    TableColumn("score", "number", "after any late penalty"),
+    TableColumn("%", "number"),
+    TableColumn("tests passed", "number"),
+    TableColumn("late by", "number", "after the due date; hover a cell for when it was handed in"),
+    TableColumn("penalty", "number", "points the late policy took off the score"),
+    TableColumn("time", "number", "the grader's time for the whole submission"),
+    TableColumn("seed", "number", "the seed the random cases were drawn from (--seed replays it)"),
+    TableColumn("note", "text"),
+    TableColumn("feedback", "text"),
 ]
 #: The column added when the grades were recorded in an nbgrader gradebook.
-NBGRADER_COLUMN = Column("nbgrader", "number", "the total nbgrader exports (see below the table)")
+NBGRADER_COLUMN = TableColumn("nbgrader", "number", "the total nbgrader exports (see below the table)")
 
 
-def _student_columns(s: BatchSummary) -> list[Column]:
+def _student_columns(s: BatchSummary) -> list[TableColumn]:
     columns = list(_STUDENT_COLUMNS)
     if any(x.nbgrader for x in s.students):
         columns.insert(4, NBGRADER_COLUMN)
     return columns
 
 
-def _nbgrader_cell(x: StudentResult | None) -> Cell:
+def _nbgrader_cell(x: StudentResult | None) -> TableCell:
     """A student's total in nbgrader's gradebook, or a dash when none was recorded."""
     total = x.nbgrader if x is not None else None
     if not total:
@@ -1112,7 +1112,7 @@ def _nbgrader_cell(x: StudentResult | None) -> Cell:
     return _number_cell(f"{_points(score)} / {_points(maximum)}", score, title=title)
 
 
-def _student_row(x: StudentResult, s: BatchSummary, page_dir: Path) -> list[Cell]:
+def _student_row(x: StudentResult, s: BatchSummary, page_dir: Path) -> list[TableCell]:
     scored = x.graded
     passed = sum(t.passed for t in x.tests)
     lateness = _lateness(x)
@@ -1199,10 +1199,10 @@ def _class_students(batches: list[AssignmentBatch]) -> list[str]:
     return sorted(names, key=lambda n: (n.lower(), n))
 
 
-def _class_cell(b: AssignmentBatch, x: StudentResult | None, page_dir: Path) -> Cell:
+def _class_cell(b: AssignmentBatch, x: StudentResult | None, page_dir: Path) -> TableCell:
     """One student's result for one assignment: score / max (a link to the feedback), or the status."""
     if x is None:
-        return Cell("no result", "", look="muted", title=f"no result for this student in {b.folder}")
+        return TableCell("no result", "", look="muted", title=f"no result for this student in {b.folder}")
     category = x.category
     text = (
         f"{_points(x.score)} / {_points(x.max_score)}"
@@ -1214,7 +1214,7 @@ def _class_cell(b: AssignmentBatch, x: StudentResult | None, page_dir: Path) -> 
     title = ""
     if x.late and x.submitted:
         title = f"late by {_lateness(x)}" + (f"; {_points(x.penalty)} point(s) off" if x.penalty else "")
-    return Cell(
+    return TableCell(
         text,
         _sort(x.score if x.graded else None),
         href=_link(x.feedback, page_dir) if x.feedback else "",
@@ -1280,21 +1280,21 @@ def render_class_html(batches: list[AssignmentBatch], page_dir: str | os.PathLik
         cells.append(_text("; ".join(notes)))
         rows.append(cells)
     head = (
-        [Column("student", "text")]
-        + [Column(b.name, "number", f"points in {b.name}, of {_points(b.summary.max_score)}") for b in batches]
+        [TableColumn("student", "text")]
+        + [TableColumn(b.name, "number", f"points in {b.name}, of {_points(b.summary.max_score)}") for b in batches]
         + [
-            Column("total", "number", "points earned in every assignment, of the sum of their maxima"),
-            Column("%", "number"),
+            TableColumn("total", "number", "points earned in every assignment, of the sum of their maxima"),
+            TableColumn("%", "number"),
         ]
         + (
             [
-                Column("nbgrader total", "number", "the totals nbgrader exports, summed (see above the table)"),
-                Column("nbgrader %", "number"),
+                TableColumn("nbgrader total", "number", "the totals nbgrader exports, summed (see above the table)"),
+                TableColumn("nbgrader %", "number"),
             ]
             if recorded
             else []
         )
-        + [Column("notes", "text")]
+        + [TableColumn("notes", "text")]
     )
     note = ""
     if recorded:
@@ -1317,7 +1317,7 @@ def render_class_html(batches: list[AssignmentBatch], page_dir: str | os.PathLik
     return _render("class.html", f"Class report: {', '.join(b.name for b in batches)}", page=context)
 
 
-def _nbgrader_total_cells(recorded: list[AssignmentBatch], student: str) -> list[Cell]:
+def _nbgrader_total_cells(recorded: list[AssignmentBatch], student: str) -> list[TableCell]:
     """A student's nbgrader totals summed over the assignments recorded in a gradebook, out of the
     sum of their maxima (a student nbgrader has no submission from counts 0, as its export does)."""
     earned, maximum = 0.0, 0.0
