@@ -61,6 +61,7 @@ LOOPING = "while True:\n    pass\n"
 
 
 @pytest.mark.slow
+@pytest.mark.nbgrader
 def test_three_looping_cells_share_one_budget_under_nbgrader_autograde(tmp_path):
     """Three graded cells that loop for ever, 20 s a cell and a budget of 6 s for the notebook:
     nbclient logs the timeout it waited for each cell, and together they are one budget and the

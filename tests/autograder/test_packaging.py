@@ -216,6 +216,7 @@ def assert_documented_results(results: dict) -> None:
         assert test.get("status", "passed") in ("passed", "failed")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("visibility", sorted(VISIBILITIES))
 def test_gradescope_results_follow_the_course_visibility_as_a_whole(tmp_path, reference_source, visibility):
     """Each of Gradescope's visibilities reaches the top level and every test; only a visible result

@@ -72,6 +72,7 @@ def test_own_tests_come_on_top_of_the_course_points():
     assert Scale.of(dataclasses.replace(get_assignment("bots"), own_tests_points=4), 10).maximum == 10
 
 
+@pytest.mark.slow
 def test_every_output_says_the_same_exact_maximum(tmp_path):
     """A graded batch under points = 20 and own_tests_points = 4: results.json, Gradescope's score
     and maxima, the CSV (the not-submitted row too) all say out of 24, the hidden weights adding to
