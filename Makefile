@@ -1,4 +1,5 @@
-# Two set-up commands matter: `make lab` (the main job) and `make test` (which runs `make lint` first).
+# Two set-up commands matter: `make lab` (the main job) and `make test` (which runs `make lint` first);
+# `make check` is the quick loop while working (lint and the tests that need no browser, nbgrader or venv).
 # `make lab` opens the student workspace (workspace/, the student versions of the notebooks, built
 # once and never overwritten); instructors open the source notebooks with `make lab-source`.
 # Everything they need is installed from here: Python packages through pyproject.toml,
@@ -14,18 +15,25 @@ PYTEST_ARGS ?=
 # worker waits on a server, a sleeping submission or a time limit (on 2 cores, the same day, 3
 # workers took 7:39 against 8:33 for 2: BENCHMARKS.md); PYTEST_JOBS=0 runs in one process.
 PYTEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null) && echo $$((n + 1)) || echo auto)
+# What `make check` runs after `make lint`: every test but those marked browser (Chromium and
+# JupyterLab), nbgrader (nbgrader's commands or the course they build), venv (a virtual environment
+# built) or slow (more than a few seconds). Markers: pyproject.toml, tests/conftest.py.
+CHECK_TESTS := not browser and not nbgrader and not venv and not slow
 # What `make lint` checks with ruff and mypy.
 LINT_PATHS := minesweeper_kit autograder
 
-.PHONY: lab lab-source lint test bench release chromium bubblewrap node clean help
+.PHONY: lab lab-source lint check test bench release chromium bubblewrap node clean help
 
 help:
 	@echo "make lab         create .venv, install the kit with JupyterLab, build the student versions once"
 	@echo "                 into workspace/ (yours are never overwritten) and start JupyterLab there"
 	@echo "make lab-source  the same JupyterLab on notebooks/, the source versions with every solution (instructors)"
 	@echo "make lint        ruff check, ruff format --check and mypy on minesweeper_kit/ and autograder/"
+	@echo "make check       the quick loop while working: make lint, then the tests that need no browser, no nbgrader"
+	@echo "                 and no venv build and are not slow (a few minutes; PYTEST_ARGS adds pytest options)"
 	@echo "make test        create .venv with the test extras, make sure Chromium, bubblewrap and Node are there,"
-	@echo "                 run make lint, then the whole suite on cores+1 workers (PYTEST_JOBS=0: in one process)"
+	@echo "                 run make lint, then the whole suite on cores+1 workers (PYTEST_JOBS=0: in one process);"
+	@echo "                 a test that crashes its worker or passes MINESWEEPER_TEST_MEMORY (4G) fails alone"
 	@echo "make bench       run the benchmarks in benchmarks/ and rewrite BENCHMARKS.md"
 	@echo "make release     build the student versions of the notebooks with nbgrader generate_assignment"
 
@@ -80,6 +88,10 @@ lint: $(VENV)/.installed-test
 test: $(VENV)/.installed-test chromium bubblewrap node
 	$(MAKE) --no-print-directory lint
 	exec $(PY) -m pytest -n $(PYTEST_JOBS) --dist loadgroup --no-loadscope-reorder $(PYTEST_ARGS)
+
+check: $(VENV)/.installed-test bubblewrap node
+	$(MAKE) --no-print-directory lint
+	exec $(PY) -m pytest -n $(PYTEST_JOBS) --dist loadgroup --no-loadscope-reorder -m "$(CHECK_TESTS)" $(PYTEST_ARGS)
 
 bench: $(VENV)/.installed-test chromium bubblewrap
 	$(PY) -m benchmarks

@@ -1,11 +1,12 @@
 """A course's settings as data: one ``course.toml`` instead of edits to the grader's code.
 
 Per assignment (a ``[assignments.<id>]`` table, the kit's id) the file may set the course's
-assignment name (nbgrader's folder name), the notebook students hand in, the points the score is
-scaled to, the time and memory limits, imports added to or taken from the rule, what a disallowed
-import costs, the tests' visibility on Gradescope, the due date, the late policy, the seed, and
+assignment name (nbgrader's folder name), the notebook students hand in, the hidden tests' points,
+the time and memory limits, imports added to or taken from the rule, what a disallowed import
+costs, the visibility of the results on Gradescope, the due date, the late policy, the seed, and
 whether the student's own tests are graded (``own_tests``), what they are worth
-(``own_tests_points``, on top of ``points``) and the CPU seconds the grader may spend on them
+(``own_tests_points``, on top of ``points``: an assignment is out of ``points +
+own_tests_points``, see ``scale.py``) and the CPU seconds the grader may spend on them
 (``own_tests_time_limit``).
 Top-level ``due``, ``seed``, ``visibility``, ``disallowed_import`` and a ``[late]`` table are the
 defaults of every assignment. A key the grader does not know is an error, never ignored: a typo
@@ -37,6 +38,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from minesweeper_kit.own_tests_requirements import REQUIREMENTS
 
 from .assignments import ASSIGNMENTS, Assignment, LatePolicy, get_assignment
 
@@ -162,6 +165,11 @@ def load_course(path: Path | None) -> Course:
         if not isinstance(own, dict):
             raise CourseError(f"{where}: [assignments.{assignment_id}] must be a table")
         table = _check_table(own, f"{where} [assignments.{assignment_id}]", _ASSIGNMENT_KEYS)
+        if table.get("own_tests_points") and assignment_id not in REQUIREMENTS:
+            raise CourseError(
+                f"{where} [assignments.{assignment_id}]: own_tests_points: the {assignment_id} step asks for no tests "
+                "of the students' own, so they cannot be worth points"
+            )
         late = {**shared.get("late", {}), **table.get("late", {})}
         merged = {**{k: v for k, v in shared.items() if k != "late"}, **table}
         if late:
@@ -193,8 +201,11 @@ def _check_table(table: Mapping[str, Any], where: str, known: set[str]) -> dict[
                 raise CourseError(f"{where}: notebook must end in .ipynb or .py, got {value!r}")
         elif key in ("points", "time_limit", "test_time_limit", "wall_limit", "own_tests_time_limit"):
             _positive_number(value, key, where)
+            if key == "points":
+                _four_places(value, key, where)
         elif key == "own_tests_points":
             _positive_number(value, key, where, zero=True)
+            _four_places(value, key, where)
         elif key == "own_tests":
             if not isinstance(value, bool):
                 raise CourseError(f"{where}: own_tests must be true or false, got {value!r}")
@@ -233,6 +244,12 @@ def _positive_number(value: Any, key: str, where: str, zero: bool = False) -> No
     if not ok or value < 0 or (value == 0 and not zero):
         kind = "a number of at least 0" if zero else "a number above 0"
         raise CourseError(f"{where}: {key} must be {kind}, got {value!r}")
+
+
+def _four_places(value: float, key: str, where: str) -> None:
+    """Points are written to 4 decimal places at most: every weight of the scale is exact there."""
+    if round(value, 4) != value:
+        raise CourseError(f"{where}: {key} has at most 4 decimal places, got {value!r}")
 
 
 def _due(value: Any, where: str) -> str:

@@ -29,6 +29,7 @@ from .notebook import CourseCells, cell_labels, notebook_code, test_cells
 __all__ = [
     "Submission",
     "read_submission",
+    "read_capped",
     "python_syntax_problem",
     "refused_link",
     "MAX_FILE_BYTES",
@@ -147,7 +148,7 @@ def refused_link(problem: str | None) -> bool:
     return problem is not None and problem.endswith(tuple(_LINK_ADVICE.format(w) for w in ("file", "folder")))
 
 
-def _read_capped(path: Path) -> tuple[bytes, str | None]:
+def read_capped(path: Path) -> tuple[bytes, str | None]:
     """The file's bytes, or why they were not read: never through a link (no component of its path
     may be one, see :mod:`autograder.nofollow`; :class:`LinkInPath` is raised), never a device or a
     pipe, and never more than :data:`MAX_FILE_BYTES` (a larger file is refused before it is read
@@ -229,7 +230,7 @@ def read_submission(
         submission.filename = "submission.py"
     try:
         try:
-            data, problem = _read_capped(path)
+            data, problem = read_capped(path)
         except LinkInPath as found:  # nothing was read: the feedback says no file was
             submission.problem, submission.source_file = _link_problem(path, found.link), ""
             return submission

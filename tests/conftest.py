@@ -17,24 +17,60 @@ its workers, and every process tears its fixtures down, so the servers, kernels,
 sandboxes they started end with the run. A worker whose controller ends however it ends gets
 SIGTERM from the kernel, and so does JupyterLab when its worker ends (tests/browser/support.py).
 `make test` starts pytest with `exec`, so the SIGTERM make passes on to its recipe reaches pytest.
+
+A run ends, with every result, whatever a test does: a worker that crashes fails the test it ran
+and hands the rest on (group_scheduling.py), and every process that runs tests has a memory bound
+(memory_bound.py); tests/test_run_ends.py shows both.
+
+This is the suite's only conftest.py. The fixtures of a folder live in a plugin module beside its
+tests (``pytest_plugins`` below), loaded from here for every run: pytest 9.1 loses the fixtures of a
+subfolder's conftest.py when the command line names a file of the parent folder between two files
+of the subfolder, so a list of files that ran alone failed at set-up in a larger list. Loaded here,
+every fixture is found wherever its test lives and whatever else the command line names
+(tests/test_subsets.py).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from browser.support import CHROMIUM, CHROMIUM_ARGS, Lab, Notebook, open_notebook
-from minesweeper_kit.shutdown import die_with_parent, stop_on_sigterm
+TESTS = Path(__file__).resolve().parent
+# The folders whose helpers are imported by name (grader_testkit, notebook_tools, redteam_harness).
+for _folder in ("autograder", "notebooks", "redteam"):
+    if str(TESTS / _folder) not in sys.path:
+        sys.path.insert(0, str(TESTS / _folder))
+
+# The fixtures of tests/autograder, tests/notebooks and tests/redteam.
+pytest_plugins = ["grader_fixtures", "notebook_fixtures", "redteam_fixtures"]
+
+from browser.support import CHROMIUM, CHROMIUM_ARGS, Lab, Notebook, open_notebook  # noqa: E402
+from group_scheduling import GroupScheduling  # noqa: E402
+from memory_bound import NOTES_VARIABLE, MemoryWatch, bound_from_environment, release_frames  # noqa: E402
+from minesweeper_kit.shutdown import die_with_parent, stop_on_sigterm  # noqa: E402
 
 
 # Session fixtures costly enough that all their users must share one worker, and the group they form.
 SHARED_SERVERS = {"lab": "browser", "browser": "browser", "page": "browser", "notebook": "browser",
                   "course": "nbgrader", "stage": "redteam"}
+# The marker a test gets from a fixture it uses, beside any its file gives it: `make check` leaves
+# out the tests marked browser, nbgrader, venv or slow.
+MARKED_BY_FIXTURE = {"lab": "browser", "browser": "browser", "page": "browser", "notebook": "browser",
+                     "course": "nbgrader", "release_folder": "nbgrader"}
+# Files (or folders) whose tests share a set-up of a minute or more, or each start whole runs,
+# servers or batches: `slow` for every test in them, so `make check` leaves them out. Kept here, in
+# one list, rather than in each file.
+SLOW_FILES = ("tests/redteam/", "tests/test_signals.py", "tests/test_lab.py", "tests/test_run_ends.py",
+              "tests/autograder/test_not_graded.py", "tests/autograder/test_course_cycle.py",
+              "tests/autograder/test_hostile.py", "tests/autograder/test_dask.py",
+              "tests/autograder/test_misconceptions.py")
 # Groups known to take minutes, started first (longest first, as measured with --durations); the
 # rest follow in file order.
 LONG_GROUPS = ("browser", "nbgrader", "tests/notebooks/test_workspace.py", "mutants-flood-fill", "redteam",
@@ -44,28 +80,107 @@ LONG_GROUPS = ("browser", "nbgrader", "tests/notebooks/test_workspace.py", "muta
                "tests/autograder/test_hostile.py", "tests/autograder/test_nbgrader_course.py")
 
 
-# The process ids of this run's pytest-xdist workers, on the controller (empty elsewhere).
-WORKERS: set[int] = set()
+# The process ids of this run's pytest-xdist workers by their names (gw0...), on the controller.
+WORKERS: dict[str, int] = {}
+# The memory bound of this process, if it runs tests (memory_bound.py).
+MEMORY: MemoryWatch | None = None
+# The folder of the workers' notes, on a controller that made one.
+NOTES = pytest.StashKey[str]()
 
 
 def pytest_configure(config):
+    global MEMORY
     if hasattr(config, "workerinput"):  # a pytest-xdist worker
         stop_on_sigterm(before=_finish_teardown)
         die_with_parent(os.getppid())
+        MEMORY = MemoryWatch(bound_from_environment())
     else:
         stop_on_sigterm(before=_stop_workers)
+        if config.getoption("dist", "no") == "no":  # this process runs the tests
+            MEMORY = MemoryWatch(bound_from_environment())
+        else:  # the controller: where its workers leave a note on the test whose memory ended them
+            config.stash[NOTES] = os.environ[NOTES_VARIABLE] = tempfile.mkdtemp(prefix="pytest-notes-")
+    if MEMORY is not None:
+        MEMORY.start()
+
+
+def pytest_unconfigure(config):
+    if MEMORY is not None:
+        MEMORY.stop()
+    if NOTES in config.stash:  # made by this run (an inner run may have inherited another's)
+        shutil.rmtree(config.stash[NOTES], ignore_errors=True)
+
+
+def _memory_phase():
+    """The body of a wrapper around a test's set-up, call or teardown: while it runs, a memory
+    failure may be raised in it (memory_bound.py)."""
+    if MEMORY is None:
+        return (yield)
+    MEMORY.phase(True)
+    try:
+        return (yield)
+    finally:
+        MEMORY.phase(False)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item, nextitem):
+    if MEMORY is None:
+        return (yield)
+    MEMORY.begin(item.nodeid)
+    try:
+        return (yield)
+    finally:
+        MEMORY.end()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_setup(item):
+    return (yield from _memory_phase())
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_call(item):
+    return (yield from _memory_phase())
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_teardown(item, nextitem):
+    return (yield from _memory_phase())
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if call.excinfo is not None:
+        release_frames(call.excinfo.value)
+    return report
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_handlecrashitem(crashitem, report, sched):
+    """A worker that a test's memory ended left a note saying so: add it to the crash report."""
+    note = Path(os.environ.get(NOTES_VARIABLE, "/nonexistent"), f"{WORKERS.get(report.node.gateway.id)}.txt")
+    if note.is_file():
+        report.longrepr = f"{report.longrepr}\n{note.read_text(encoding='utf-8').strip()}"
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_newgateway(gateway):
     # execnet's own record of the worker, which pytest-xdist reads too: there is no public one
-    WORKERS.add(gateway._rinfo().pid)
+    WORKERS[gateway.id] = gateway._rinfo().pid
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup`` by a scheduler whose run ends when a worker crashes (group_scheduling.py)."""
+    return GroupScheduling(config, log) if config.getvalue("dist") == "loadgroup" else None
 
 
 def _stop_workers() -> None:
     """Pass SIGTERM on to the workers still running as this process's children: each tears its
     fixtures down at once, as on Ctrl+C, rather than when the controller's shutdown reaches it."""
-    for pid in WORKERS:
+    for pid in WORKERS.values():
         with contextlib.suppress(OSError, ValueError, IndexError):
             if int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]) == os.getpid():
                 os.kill(pid, signal.SIGTERM)
@@ -94,8 +209,13 @@ def shared_groups(items: list[pytest.Item]) -> dict[str, str]:
     return {group: find(group) for group in joined}
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups into the node ids
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups, and before -m selects
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        for marker in sorted({MARKED_BY_FIXTURE[f] for f in getattr(item, "fixturenames", ()) if f in MARKED_BY_FIXTURE}):
+            item.add_marker(marker)
+        if item.nodeid.startswith(SLOW_FILES):
+            item.add_marker("slow")
     # The workers collect (and pytest-xdist names each test by its group there); on a worker, the
     # option "dist" reads "no" and "loadgroup" says what was asked.
     if config.getoption("dist", "no") == "no" and not getattr(config.option, "loadgroup", False):

@@ -49,6 +49,7 @@ def test_an_unexpected_missing_module_still_shows_its_traceback(monkeypatch, cap
 
 
 @pytest.mark.slow
+@pytest.mark.venv
 def test_autograder_runs_in_the_venv_make_lab_makes(tmp_path):
     """A fresh venv with `pip install -e '.[lab]'` (the Makefile's recipe) on a copy of the kit."""
     source = tmp_path / "kit"

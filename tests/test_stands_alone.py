@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO / "tests" / "notebooks"))
 from autograder.instructor.chaffs import mutate, reference_source  # noqa: E402
 from notebook_tools import GRADED, nbgrader_meta  # noqa: E402
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.nbgrader]
 
 ASSIGNMENTS = ("neighbors", "make-board", "flood-fill", "hypermines", "bots")
 #: Text that would point outside the repository: the folder beside it, or a sibling's data.

@@ -10,7 +10,7 @@ from minesweeper_kit.sandbox.isolation import UID_BASE, UID_SLOTS  # noqa: E402
 
 
 def _tagged(entry: Path) -> bool:
-    """Whether a process carries this test session's sandbox tag (see tests/autograder/conftest.py);
+    """Whether a process carries this test session's sandbox tag (see tests/autograder/grader_fixtures.py);
     other sandboxes on the machine (another grader, another test run) are not this session's."""
     tag = os.environ.get("MINESWEEPER_SANDBOX_TAG")
     if not tag:

@@ -23,6 +23,8 @@ from unprivileged import UNPRIVILEGED_UID, unprivileged_prefix
 from autograder.assignments import instructor_dir
 from autograder.report import student_dir
 
+pytestmark = pytest.mark.venv
+
 RUN_CLI = "import sys; from autograder.cli import main; sys.exit(main())"
 
 

@@ -6,7 +6,7 @@ points come from the kit (autograder/gradebook.py, tests/autograder/test_nbgrade
 `autograder check` on every notebook runs in tests/test_stands_alone.py, in a clone of the
 repository with nothing beside it.
 
-The submissions and their autograding are the ``autograded`` fixture (conftest.py).
+The submissions and their autograding are the ``autograded`` fixture (notebook_fixtures.py).
 """
 import json
 import subprocess

@@ -21,6 +21,8 @@ from autograder.report import student_dir
 from minesweeper_kit.workspace import build_workspace
 from notebook_tools import ASSIGNMENTS, GRADED, NOTEBOOKS, REPO, Lab, is_visible_test, nbgrader_meta
 
+pytestmark = pytest.mark.nbgrader
+
 SOLUTION_REGION = re.compile(r"^[ \t]*### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION[ \t]*\n?", re.S | re.M)
 STEPS = sorted(ASSIGNMENTS)
 

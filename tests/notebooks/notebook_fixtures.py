@@ -1,4 +1,5 @@
-"""Fixtures shared by the notebook tests: one nbgrader course folder for the whole session.
+"""Fixtures shared by the notebook tests: one nbgrader course folder for the whole session (a plugin
+of tests/conftest.py).
 
 nbgrader commands are slow (a few seconds each), so the course is built once: every step's
 source notebook goes through nbgrader's generate_assignment a single time, and the autograde

@@ -3,24 +3,17 @@ unprivileged user through the ``autograder`` command, side by side.
 
 Every fixture here is session-scoped: a battery is graded once and every case's test reads the
 result. Running as root is required (the unprivileged run is started from here with setpriv).
+A plugin of tests/conftest.py, which puts this folder and tests/autograder on the path.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import sys
-from pathlib import Path
 
 import pytest
-
-HERE = Path(__file__).resolve().parent
-for folder in (HERE, HERE.parent / "autograder"):  # grader_testkit lives beside the autograder tests
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
-
-import redteam_cases as cases  # noqa: E402
-import redteam_harness as harness  # noqa: E402
+import redteam_cases as cases
+import redteam_harness as harness
 
 
 @pytest.fixture(scope="session")

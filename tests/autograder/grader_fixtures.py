@@ -1,4 +1,4 @@
-"""Shared helpers of the autograder tests: the reference solution and process checks."""
+"""Fixtures of the autograder tests: the reference solution and process checks (a plugin of tests/conftest.py)."""
 
 from __future__ import annotations
 
