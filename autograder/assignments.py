@@ -188,6 +188,9 @@ class Assignment:
     #: the submission holds some, and what they are worth on top of the hidden tests' points
     own_tests: bool = True
     own_tests_points: float = 0.0
+    #: CPU seconds for everything done for the student's own tests (their sandboxes, the
+    #: implementations' work answering them), the grader's work on the student's behalf
+    own_tests_time_limit: float = 60.0
     #: the function API (``FunctionAPI.id``) of a term of MIT's later Mines labs this grades; "" else
     api: str = ""
     suite: str = ""  #: the hidden suite's name, ``suites/test_<suite>.py``; the id's when empty

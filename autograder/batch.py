@@ -16,6 +16,7 @@ import concurrent.futures
 import contextlib
 import copy
 import datetime as dt
+import functools
 import json
 import multiprocessing
 import os
@@ -33,6 +34,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from minesweeper_kit.owntests.source import CodeCell
 from minesweeper_kit.sandbox.lifecycle import remove_orphaned_folders
 from minesweeper_kit.shutdown import Terminated, exit_status
 
@@ -58,6 +60,7 @@ from .report import (
     write_results_file,
     write_student,
 )
+from .scale import Scale, on_course_scale
 from .students import Found, discover, read_timestamp
 from .submission import Submission, read_submission
 
@@ -96,6 +99,7 @@ def _grade_job(job: dict) -> dict:
         **{k: v for k, v in job["submission"].items() if k != "path"}, path=Path(job["submission"]["path"])
     )
     submission.line_map = [(cell, line) for cell, line in submission.line_map]
+    submission.test_cells = [CodeCell(**cell) if isinstance(cell, dict) else cell for cell in submission.test_cells]
     try:
         report = grade_submission(
             assignment,
@@ -130,6 +134,12 @@ def _failed_report(
         internal_errors=[error[-4000:]],
         isolation=isolation,
     )
+
+
+def _suite_points(assignment_id: str) -> float | None:
+    """The hidden suite's own total, or None when it cannot be listed."""
+    tests = _known_tests(assignment_id)
+    return sum(t.max_score for t in tests) if tests else None
 
 
 def _known_tests(assignment_id: str) -> list[TestOutcome]:
@@ -393,6 +403,7 @@ def grade_batch(
     course: Course | None = None,
     warn: Callable[[str], None] | None = None,
     group_readable: bool = False,
+    for_nbgrader: bool = False,
 ) -> BatchResult:
     """Grade every submission under ``paths`` and write results, feedback and the gradebook.
 
@@ -407,7 +418,9 @@ def grade_batch(
     them are written. What is written is its owner's only (folders 0700, files 0600, the results
     folder too when made here); ``group_readable`` makes it 0750 and 0640, results kept from an
     earlier run included. ``warn`` is told, before grading, of each group of students whose names
-    collide (each is graded under an id of its own)."""
+    collide (each is graded under an id of its own). ``for_nbgrader``: in an nbgrader course, a
+    student's only notebook under another name is copied under the release's name first, where
+    nbgrader's autograde reads it, and the copy is graded (see ``gradebook.place_for_nbgrader``)."""
     course_settings = (course or Course(None, {})).settings(assignment_id)
     assignment = apply_settings(get_assignment(assignment_id), course_settings)
     results_dir = Path(results_dir)
@@ -415,6 +428,10 @@ def grade_batch(
     set_modes(results_dir, group_readable=group_readable)
     paths = [Path(p) for p in paths]
     found = discover(paths, assignment.layout())  # ValueError before anything is graded
+    if for_nbgrader:
+        from .gradebook import place_for_nbgrader
+
+        found = [place_for_nbgrader(entry, assignment.handed_in) for entry in found]
     for warning in dict.fromkeys(entry.warning for entry in found if entry.warning):  # each collision once
         if warn is not None:
             warn(warning)
@@ -424,8 +441,16 @@ def grade_batch(
             warn(f"{entry.student}: {problem}: read as no timestamp (lateness not counted)")
     grader_key(results_dir)  # an unusable key stops the batch now, not after grading
     seed = _batch_seed(results_dir, assignment, seed, course_settings, force, results_modes(group_readable)[1])
+    maximum = functools.cache(lambda: Scale.of(assignment, _suite_points(assignment.id)).maximum)
     reports, skipped, todo = _kept_and_todo(
-        assignment, found, results_dir, seed, force=force, isolation=isolation, group_readable=group_readable
+        assignment,
+        found,
+        results_dir,
+        seed,
+        force=force,
+        isolation=isolation,
+        group_readable=group_readable,
+        finish=lambda report, entry: finish_report(report, assignment, entry, maximum),
     )
     origin = {entry.student: entry for entry in found}
     hidden = [str(results_dir.resolve())] + [str(p.resolve()) for p in paths] + list(hide or [])
@@ -436,7 +461,7 @@ def grade_batch(
     cause = _batch_problem(assignment, isolation) if job_list else None
 
     def finish(report: GradeReport) -> GradeReport:
-        return finish_report(report, assignment, origin.get(report.student))
+        return finish_report(report, assignment, origin.get(report.student), maximum)
 
     try:
         if cause is not None:  # nothing can be graded: say so for each submission, with no job run
@@ -504,23 +529,24 @@ def _batch_seed(
     return chosen
 
 
-def finish_report(report: GradeReport, assignment: Assignment, found: Found | None) -> GradeReport:
+def finish_report(
+    report: GradeReport, assignment: Assignment, found: Found | None, maximum: Callable[[], float] | None = None
+) -> GradeReport:
     """The course's view of a report the hidden suite made: the file graded and the note on it,
-    points on the course's scale, the tests' visibility, and lateness with its penalty."""
+    the course's name of the assignment, points on the course's scale (``scale.py``; ``maximum``
+    gives the scale's maximum for a report without tests, such as a student who submitted
+    nothing), the tests' visibility, and lateness with its penalty."""
     if found is not None:
         report.file = found.relative
         if found.origin.name != report.student:
             report.handed_in_as = found.origin.name
         if found.note and found.note not in report.notes:
             report.notes.append(found.note)
-    if assignment.points is not None and report.max_score > 0:
-        factor = assignment.points / report.max_score
-        for test in report.tests:
-            test.max_score = round(test.max_score * factor, 4)
-            test.score = round(test.score * factor, 4)
-        report.max_score = float(assignment.points)
-        if report.score is not None:
-            report.score = round(sum(t.score for t in report.tests), 4) if report.tests else 0.0
+    report.assignment_name = assignment.folder
+    on_course_scale(report, assignment)
+    if not report.tests and maximum is not None:
+        report.max_score = maximum()
+    report.visibility = assignment.visibility
     for test in report.tests:
         test.visibility = assignment.visibility
     when, problem = read_timestamp(found.timestamp) if found is not None and found.timestamp else (None, "")
@@ -532,7 +558,8 @@ def finish_report(report: GradeReport, assignment: Assignment, found: Found | No
         report.submitted_at = when.isoformat()
         due = dt.datetime.fromisoformat(assignment.due) if assignment.due else None
         report.late_by = max(0.0, (when - due).total_seconds()) if due else 0.0
-        if report.late_by > 0 and report.score is not None:
+        report.late = report.late_by > assignment.late.grace_minutes * 60
+        if report.late and report.score is not None:
             report.penalty = assignment.late.penalty(report.late_by, report.score, report.max_score)
             report.score = round(report.score - report.penalty, 4)
     return report
@@ -559,6 +586,7 @@ def _kept_and_todo(
     force: bool,
     isolation: str,
     group_readable: bool = False,
+    finish: Callable[[GradeReport, Found], GradeReport],
 ) -> tuple[dict[str, GradeReport], list[str], list[Submission]]:
     """Read every student's submission and split them: the earlier results kept (signed for the
     same file, graded with the same seed and isolation, and not ``force``), and the submissions
@@ -568,7 +596,7 @@ def _kept_and_todo(
     for entry in found:
         if entry.file is None:
             report = not_submitted_report(assignment.id, entry.student, seed, entry.missing)
-            write_student(finish_report(report, assignment, entry), results_dir, group_readable=group_readable)
+            write_student(finish(report, entry), results_dir, group_readable=group_readable)
             reports[entry.student] = report
             continue
         submission = read_submission(

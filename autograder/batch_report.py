@@ -25,6 +25,11 @@ the pass rates, the worst tests and their failure messages are over the submissi
 only, so blank submissions never lead them; times are over every submission that was graded.
 Each figure on the page says what it is computed over.
 
+This module computes every figure; the Jinja2 templates in ``autograder/templates`` lay them out
+(``report.html``, ``class.html``, and the terminal summaries ``summary.txt`` and
+``class_summary.txt``), escaping by default, so what students named and wrote stays text; only
+the kit's own inline plots, style and sort script are marked as markup.
+
 The page is self-contained (inline SVG plots, inline style, and a few lines of inline script that
 sort the students' table when a column header is clicked; no network, and every table reads the
 same without the script) and links each student's feedback file by a relative path, so the
@@ -47,6 +52,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .statuses import GRADED, NOT_GRADED, NOT_SUBMITTED
 
@@ -166,6 +172,13 @@ class StudentResult:
     #: the summary of the student's own tests (the grader's record, ``own_tests.py``): found,
     #: valid, the planted bugs caught...; empty when the step asks for none or it was not recorded
     own_tests: dict = field(default_factory=dict)
+    name: str = ""  #: the course's name of the assignment ("" when not recorded: the kit's id)
+    #: after the due date and past its grace (older results: any time after the due date)
+    late: bool = False
+    refused: str = ""  #: why the import rule refused the whole file, or ""
+    #: the student's total in nbgrader's gradebook as last recorded (``raw_score``, ``late_penalty``,
+    #: ``score``, ``max_score``); empty when the grade was not recorded in one
+    nbgrader: dict = field(default_factory=dict)
 
     @property
     def submitted(self) -> bool:
@@ -277,6 +290,7 @@ def read_batch(results_dir: str | os.PathLike) -> list[StudentResult]:
     if not root.is_dir():
         raise ValueError(f"{str(results_dir)!r} is not a folder (give the --results-dir of autograder grade)")
     students = []
+    totals = _gradebook_totals(root)
     for results in sorted(root.glob(f"{STUDENTS}/*/results.json")):
         folder = results.parent
         try:
@@ -304,8 +318,8 @@ def read_batch(results_dir: str | os.PathLike) -> list[StudentResult]:
             for i, t in enumerate(data.get("tests") or [], start=1)
             if isinstance(t, dict)
         ]
-        max_score = (
-            sum(t.max_score for t in tests) or _number(record.get("max_score")) or _number(extra.get("max_score"))
+        max_score = (  # the recorded maximum is exact; a sum of rounded weights may not be
+            _number(extra.get("max_score")) or _number(record.get("max_score")) or sum(t.max_score for t in tests)
         )
         feedback = next((folder / n for n in FEEDBACK_NAMES if (folder / n).is_file()), None)
         status = str(extra.get("status") or record.get("status") or GRADED)
@@ -318,9 +332,11 @@ def read_batch(results_dir: str | os.PathLike) -> list[StudentResult]:
         late_by = _pick(extra, record, "late_by")
         submitted_at = _pick(extra, record, "submitted_at")
         own_tests = record.get("own_tests")
+        student = str(extra.get("student") or record.get("student") or folder.name)
+        late = _pick(extra, record, "late")
         students.append(
             StudentResult(
-                student=str(extra.get("student") or record.get("student") or folder.name),
+                student=student,
                 folder=folder,
                 assignment=str(extra.get("assignment") or record.get("assignment") or ""),
                 score=_number(data.get("score")),
@@ -339,6 +355,10 @@ def read_batch(results_dir: str | os.PathLike) -> list[StudentResult]:
                 penalty=_number(_pick(extra, record, "penalty")),
                 submission=submission,
                 own_tests=own_tests if isinstance(own_tests, dict) else {},
+                name=str(_pick(extra, record, "name") or _pick(extra, record, "assignment_name") or ""),
+                late=bool(late) if late is not None else _number(late_by) > 0,
+                refused=str(_pick(extra, record, "refused") or ""),
+                nbgrader=totals.get(student, {}),
             )
         )
     if not students:
@@ -349,6 +369,21 @@ def read_batch(results_dir: str | os.PathLike) -> list[StudentResult]:
             f"expected {STUDENTS}/<student>/results.json folders"
         )
     return sorted(students, key=lambda s: s.student.lower())
+
+
+def _gradebook_totals(root: Path) -> dict[str, dict]:
+    """Each student's total in nbgrader's gradebook, as the last recording wrote it beside
+    ``students/`` (see ``report.GRADEBOOK_RECORD``); empty when the grades were never recorded."""
+    from .report import GRADEBOOK_RECORD
+
+    try:
+        record = json.loads((root / GRADEBOOK_RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    students = record.get("students") if isinstance(record, dict) else None
+    if not isinstance(students, dict):
+        return {}
+    return {str(name): total for name, total in students.items() if isinstance(total, dict)}
 
 
 # ---------------------------------------------------------------------- the summary
@@ -514,8 +549,14 @@ class BatchSummary:
 
     @property
     def late(self) -> list[StudentResult]:
-        """The students who handed in after the due date."""
-        return [s for s in self.students if s.submitted and (s.late_by or 0) > 0]
+        """The students who handed in after the due date and its grace: the late policy applies."""
+        return [s for s in self.students if s.submitted and s.late]
+
+    @property
+    def names(self) -> list[str]:
+        """Each assignment of the batch by the course's name, the kit's id beside it when they differ."""
+        named = {s.assignment: s.name for s in self.students if s.assignment}
+        return [f"{named[a]} ({a})" if named[a] and named[a] != a else a for a in self.assignments]
 
     @property
     def loaded_but_zero(self) -> list[tuple[StudentResult, str]]:
@@ -575,10 +616,13 @@ def _late_words(seconds: float) -> str:
 
 
 def _lateness(s: StudentResult) -> str:
-    """ "on time", "2 h 5 min", or "" when nothing was submitted or the grader recorded nothing."""
+    """ "on time", "2 h 5 min", "20 min, within the grace", or "" when nothing was submitted or the
+    grader recorded nothing."""
     if not s.submitted or s.late_by is None:
         return ""
-    return _late_words(s.late_by) if s.late_by > 0 else "on time"
+    if s.late_by <= 0:
+        return "on time"
+    return _late_words(s.late_by) + ("" if s.late else ", within the grace")
 
 
 def _names(students: list[str], limit: int = 12) -> str:
@@ -593,97 +637,85 @@ def _counts_line(s: BatchSummary) -> str:
     )
 
 
-def terminal_summary(summary: BatchSummary, page: Path | None = None, worst: int = 5) -> str:
-    """A few lines for the terminal: how many fall in each group, who was not graded and why, then
-    the scores over the graded, the worst tests over those that loaded, load failures, limits,
-    times, lateness and who submitted nothing."""
-    s = summary
-    scores = s.scores
-    graded = s.graded
-    what = ", ".join(s.assignments) or "an assignment"
-    lines = [_counts_line(s)]
-    if s.not_graded:
-        lines.append(
-            f"NOT GRADED: {len(s.not_graded)} of {len(s.students)} submission(s) (a problem on the grader's "
-            "side; no score, and left out of every figure below). Causes:"
-        )
-        for cause, students in s.not_graded_causes:
-            lines.append(f"  - {' '.join(cause.split())[:300]} ({_names(students)})")
-    missing = s.not_submitted
-    if not graded:
-        lines.append(f"No submission of {what} was graded.")
-        if missing:
-            lines.append(f"Not submitted: {len(missing)} ({_names([x.student for x in missing])})")
-        if page is not None:
-            lines.append(f"Report: {page}")
-        return "\n".join(lines)
-    lines.append(
-        f"{len(graded)} {'graded ' if s.not_graded else ''}submission(s) of {what}: mean score "
-        f"{statistics.mean(scores):.2f} / {_points(s.max_score)}, median {_points(statistics.median(scores))}; "
-        f"{sum(x.score >= x.max_score > 0 for x in graded)} full marks, "
-        f"{sum(x.score == 0 for x in graded)} zero."
+# ---------------------------------------------------------------------- templates
+def _templates(autoescape: bool = True) -> Any:
+    """The Jinja2 environment of the report's templates (``autograder/templates``): HTML escaped
+    by default, so what students named and wrote stays text; the text summaries unescaped (the
+    terminal escapes control characters itself)."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
+    return Environment(
+        loader=PackageLoader("autograder", "templates"),
+        autoescape=autoescape,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+        undefined=StrictUndefined,
     )
+
+
+def terminal_summary(summary: BatchSummary, page: Path | None = None, worst: int = 5) -> str:
+    """A few lines for the terminal (``templates/summary.txt``): how many fall in each group, who
+    was not graded and why, then the scores over the graded, the worst tests over those that
+    loaded, load failures, limits, times, lateness and who submitted nothing."""
+    s = summary
+    scores, graded = s.scores, s.graded
     loaded = s.loaded_scores
-    if len(loaded) != len(scores):
-        lines.append(
-            f"Over the {len(loaded)} that loaded: "
+    context: dict[str, Any] = {
+        "counts_line": _counts_line(s),
+        "students": len(s.students),
+        "not_graded": len(s.not_graded),
+        "causes": [(" ".join(cause.split())[:300], _names(names)) for cause, names in s.not_graded_causes],
+        "what": ", ".join(s.names) or "an assignment",
+        "graded": len(graded),
+        "missing": len(s.not_submitted),
+        "missing_names": _names([x.student for x in s.not_submitted]),
+        "page": str(page) if page is not None else "",
+    }
+    if graded:
+        over, caught = own_tests_caught(s.students)
+        times = [x.seconds for x in graded]
+        late = s.late
+        context.update(
+            mean=f"{statistics.mean(scores):.2f}",
+            maximum=_points(s.max_score),
+            median=_points(statistics.median(scores)),
+            full=sum(x.score >= x.max_score > 0 for x in graded),
+            zero=sum(x.score == 0 for x in graded),
+            loaded=len(s.loaded),
+            loaded_line=""
+            if len(loaded) == len(scores)
+            else f"Over the {len(loaded)} that loaded: "
             + (
                 f"mean score {statistics.mean(loaded):.2f}, median {_points(statistics.median(loaded))}."
                 if loaded
                 else "none did."
-            )
+            ),
+            worst=[
+                f"{100 * t.rate:5.1f}%  {t.name[:60]}"
+                + (f" - {t.failures[0].count}x {t.failures[0].pattern[:90]}" if t.failures else "")
+                for t in s.tests[:worst]
+            ],
+            caught_over=over,
+            caught=[
+                f"{100 * m.share:5.1f}%  ({m.caught} of {m.over})  "
+                + "".join(c if c.isprintable() else " " for c in " ".join(m.bug.split()))[:100]
+                for m in caught
+            ],
+            time_median=f"{statistics.median(times):.1f}",
+            time_p95=f"{_quantile(times, 0.95):.1f}",
+            time_longest=f"{max(times):.1f}",
+            hitters=len(s.limit_hitters),
+            hitter_names=_names([x.student for x in s.limit_hitters]),
+            failed=[(x.student, " ".join((x.not_loaded or "").split())[:110]) for x in s.load_failures],
+            zero_scores=[(x.student, " ".join(message.split())[:110]) for x, message in s.loaded_but_zero],
+            late=[
+                f"{x.student}: {_lateness(x)} late" + (f", {_points(x.penalty)} point(s) off" if x.penalty else "")
+                for x in late
+            ],
+            taken=_points(sum(x.penalty for x in late)) if sum(x.penalty for x in late) else "",
         )
-    if s.tests:
-        lines.append(
-            f"Worst tests over the {len(s.loaded)} submission(s) that loaded (pass rate, most common failure):"
-        )
-        for t in s.tests[:worst]:
-            common = f" - {t.failures[0].count}x {t.failures[0].pattern[:90]}" if t.failures else ""
-            lines.append(f"  {100 * t.rate:5.1f}%  {t.name[:60]}{common}")
-    else:
-        lines.append("Worst tests: none to show (no submission loaded).")
-    over, caught = own_tests_caught(s.students)
-    if caught:
-        lines.append(
-            f"Planted bugs caught by the students' own tests, over the {over} submission(s) whose tests were "
-            "found and graded (least caught first):"
-        )
-        for m in caught:
-            bug = "".join(c if c.isprintable() else " " for c in " ".join(m.bug.split()))
-            lines.append(f"  {100 * m.share:5.1f}%  ({m.caught} of {m.over})  {bug[:100]}")
-    times = [x.seconds for x in graded]
-    lines.append(
-        f"Time per graded submission: median {statistics.median(times):.1f} s, 95th percentile "
-        f"{_quantile(times, 0.95):.1f} s, longest {max(times):.1f} s."
-    )
-    hitters = s.limit_hitters
-    lines.append(
-        f"Hit a time limit: {len(hitters)}" + (f" ({_names([x.student for x in hitters])})" if hitters else "")
-    )
-    failed = s.load_failures
-    lines.append(f"Did not load: {len(failed)}")
-    for x in failed[:12]:
-        lines.append(f"  {x.student}: {' '.join((x.not_loaded or '').split())[:110]}")
-    if len(failed) > 12:
-        lines.append(f"  ... and {len(failed) - 12} more")
-    zero = s.loaded_but_zero
-    lines.append(f"Loaded but scored nothing: {len(zero)}")
-    for x, message in zero[:12]:
-        lines.append(f"  {x.student}: {' '.join(message.split())[:110]}")
-    late = s.late
-    if late:
-        taken = sum(x.penalty for x in late)
-        lines.append(f"Late: {len(late)}" + (f" ({_points(taken)} point(s) taken off in all)" if taken else ""))
-        for x in late[:12]:
-            penalty = f", {_points(x.penalty)} point(s) off" if x.penalty else ""
-            lines.append(f"  {x.student}: {_lateness(x)} late{penalty}")
-        if len(late) > 12:
-            lines.append(f"  ... and {len(late) - 12} more")
-    if missing:
-        lines.append(f"Not submitted: {len(missing)} ({_names([x.student for x in missing])})")
-    if page is not None:
-        lines.append(f"Report: {page}")
-    return "\n".join(lines)
+    return _templates(autoescape=False).get_template("summary.txt").render(s=context).rstrip("\n")
 
 
 # ---------------------------------------------------------------------- the page
@@ -741,44 +773,61 @@ SORT_SCRIPT = """
 """
 
 
-def _page(title: str, body: list[str]) -> str:
-    """The shared page with the sortable tables' style and script (inline, at the end of the body)."""
-    from minesweeper_kit.report_page import html_page
+@dataclass(frozen=True)
+class TableCell:
+    """One cell of a sortable table, as data: the template escapes ``text`` and lays it out."""
 
-    page = html_page(title, "\n".join(body) + f"\n<script>{SORT_SCRIPT}</script>")
-    return page.replace("</style>", SORT_STYLE + "</style>", 1)
+    text: str = ""
+    #: what a numeric column sorts by (``data-value``): a number's text, "" for no value (sorted
+    #: last), None for no attribute (a text column)
+    sort: str | None = None
+    text_column: bool = False
+    title: str = ""  #: shown on hover
+    href: str = ""  #: a relative link around the text
+    look: str = ""  #: "code", "muted" or "late": how the text is set
+    tag: str = ""  #: a short marker after the text ("late")
+    tag_look: str = ""  #: how the marker is set ("late", "muted")
+    muted: bool = False  #: the whole cell greyed out
 
 
-def _td(html: str, value: float | str | None = "", *, text: bool = False, title: str = "") -> str:
-    """One cell of a sortable table: ``html`` is trusted markup; ``value`` (a number, or None for
-    "no value", sorted last) is what a numeric column sorts by."""
-    from minesweeper_kit.report_page import esc
+@dataclass(frozen=True)
+class TableColumn:
+    """A column of a sortable table: its header, how it sorts ("number" or "text"), its tooltip."""
 
-    attributes = ' class="text"' if text else ""
+    label: str
+    kind: str
+    tip: str = ""
+
+
+#: What a cell shows when there is nothing to show: in a numeric column (sorted last), in a text one.
+DASH = TableCell("—", "", look="muted")
+TEXT_DASH = TableCell("—", None, True, look="muted")
+
+
+def _sort(value: float | int | None) -> str:
+    """A number as a cell's ``data-value`` ("" for none): an int as itself, so a seed of ten
+    digits sorts as itself; a float as Python writes it."""
     if value is None:
-        attributes += ' data-value=""'
-    elif not isinstance(value, str):  # every digit: a seed of ten digits sorts as itself
-        attributes += f' data-value="{value if isinstance(value, int) else repr(float(value))}"'
-    if title:
-        attributes += f' title="{esc(title)}"'
-    return f"<td{attributes}>{html}</td>"
+        return ""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else repr(float(value))
 
 
-def _sortable_table(table_id: str, head: list[tuple[str, str, str]], rows: list[list[str]]) -> str:
-    """A table the script sorts: ``head`` is (label, "number" or "text", tooltip) per column, each
-    row a list of :func:`_td` cells."""
-    from minesweeper_kit.report_page import esc
+def _text(text: str, **looks: Any) -> TableCell:
+    return TableCell(text, None, True, **looks)
 
-    cells = []
-    for label, kind, tip in head:
-        css = ' class="text"' if kind == "text" else ""
-        tooltip = f' title="{esc(tip)}"' if tip else ""
-        cells.append(f'<th scope="col" data-sort="{esc(kind)}"{css}{tooltip}>{esc(label)}</th>')
-    body = "\n".join("<tr>" + "".join(row) + "</tr>" for row in rows)
-    return (
-        f'<table id="{esc(table_id)}" class="sortable">\n<thead><tr>{"".join(cells)}</tr></thead>\n'
-        f"<tbody>\n{body}\n</tbody>\n</table>"
-    )
+
+def _number_cell(text: str, value: float | int | None, **looks: Any) -> TableCell:
+    return TableCell(text, _sort(value), **looks)
+
+
+def _render(template: str, title: str, **context: Any) -> str:
+    """A page from ``templates/<template>``: the shared style and the sort script, inline."""
+    from markupsafe import Markup
+
+    from minesweeper_kit.report_page import STYLE
+
+    page = _templates().get_template(template)
+    return page.render(title=title, style=Markup(STYLE + SORT_STYLE), script=Markup(SORT_SCRIPT), **context) + "\n"
 
 
 def _score_figure(summary: BatchSummary):
@@ -850,19 +899,95 @@ def _link(target: Path, page_dir: Path) -> str:
 
 
 def render_html(summary: BatchSummary, page_dir: str | os.PathLike) -> str:
-    """The report page; links are relative to ``page_dir``, where the page will be written."""
-    from minesweeper_kit.report_page import esc
+    """The report page (``templates/report.html``); links are relative to ``page_dir``, where the
+    page will be written. Every figure is computed here; the template lays them out."""
+    from markupsafe import Markup
 
-    title = f"Batch report: {', '.join(summary.assignments) or 'autograder results'}"
-    body = [f"<h1>{esc(title)}</h1>"] + _counts_section(summary) + _not_graded_section(summary)
-    if summary.graded:
-        body += _overview_section(summary) + _tests_section(summary) + _misconceptions_section(summary)
-        body += _time_section(summary) + _load_section(summary)
-    else:
-        body += ["<p>No submission was graded.</p>"]
-    body += _students_section(summary, Path(page_dir))
-    return _page(title, body)
+    from minesweeper_kit.report_page import figure_svg
 
+    s = summary
+    page: dict[str, Any] = {
+        "students_count": len(s.students),
+        "written": s.written,
+        "course_note": _scale_note(s),
+        "counts": _counts(s),
+        "not_graded": {
+            "count": len(s.not_graded),
+            "causes": [
+                {"text": cause, "count": len(names), "students": ", ".join(names)}
+                for cause, names in s.not_graded_causes
+            ],
+        }
+        if s.not_graded
+        else None,
+        "scores": None,
+        "nbgrader_note": NBGRADER_NOTE if any(x.nbgrader for x in s.students) else "",
+        "students": {"head": _student_columns(s), "rows": [_student_row(x, s, Path(page_dir)) for x in s.students]},
+    }
+    if s.graded:
+        scores, loaded = s.scores, s.loaded_scores
+        late = s.late
+        taken = sum(x.penalty for x in late)
+        page["scores"] = {
+            "count": len(scores),
+            "mean": f"{statistics.mean(scores):.2f}",
+            "maximum": _points(s.max_score),
+            "median": _points(statistics.median(scores)),
+            "loaded": len(loaded),
+            "loaded_mean": f"{statistics.mean(loaded):.2f}" if loaded and len(loaded) != len(scores) else "",
+            "loaded_median": _points(statistics.median(loaded)) if loaded else "",
+            "not_loaded": len(s.load_failures),
+            "limit_hitters": len(s.limit_hitters),
+            "late": len(late),
+            "taken": _points(taken) if taken else "",
+            "figure": Markup(figure_svg(_score_figure(s), "scores", "histogram of scores")),
+        }
+        page["tests"] = _tests(s) if s.tests else None
+        if s.tests:
+            page["tests"]["figure"] = Markup(figure_svg(_pass_rate_figure(s), "pass-rates", "pass rate of each test"))
+        over, caught = own_tests_caught(s.students)
+        page["misconceptions"] = (
+            {"over": over, "rows": [[m.bug, f"{m.caught} / {m.over}", f"{100 * m.share:.0f}%"] for m in caught]}
+            if caught
+            else None
+        )
+        times = [x.seconds for x in s.graded]
+        page["times"] = {
+            "count": len(times),
+            "median": f"{statistics.median(times):.1f}",
+            "p95": f"{_quantile(times, 0.95):.1f}",
+            "longest": f"{max(times):.1f}",
+            "figure": Markup(figure_svg(_time_figure(s), "times", "grading time of each submission")),
+            "hitters": [
+                {
+                    "student": x.student,
+                    "time": f"{x.seconds:.1f}",
+                    "count": len(x.limit_hits),
+                    "messages": [(name, " ".join(message.split())[:300]) for name, message in x.limit_hits[:4]],
+                    "more": max(0, len(x.limit_hits) - 4),
+                }
+                for x in s.limit_hitters
+            ],
+        }
+        failed = s.load_failures
+        page["load"] = {
+            "failed": [{"student": x.student, "why": x.not_loaded or ""} for x in failed],
+            "causes": [
+                (count, pattern)
+                for pattern, count in Counter(message_pattern(x.not_loaded or "") for x in failed).most_common(5)
+            ],
+            "zero": [{"student": x.student, "message": message[:1500]} for x, message in s.loaded_but_zero],
+        }
+    title = f"Batch report: {', '.join(s.names) or 'autograder results'}"
+    return _render("report.html", title, page=page)
+
+
+#: What the page says of the column of nbgrader's totals.
+NBGRADER_NOTE = (
+    "The nbgrader column is each student's total as nbgrader's gradebook counts it, as recorded by the "
+    "last `autograder grade` (what `nbgrader export` writes): the visible tests nbgrader grades, the "
+    "hidden-tests cell holding this grade, any manual grade, and the late policy over that whole total."
+)
 
 _GROUP_MEANING = {
     GRADED: ("a score, and the submission loaded", "every figure"),
@@ -876,202 +1001,58 @@ _GROUP_MEANING = {
 }
 
 
-def _counts_section(s: BatchSummary) -> list[str]:
-    """How many students are in each group, what the group means, and which figures count it."""
-    from minesweeper_kit.report_page import esc, table
+def _scale_note(s: BatchSummary) -> str:
+    """One sentence on what the assignment is out of, when the results say so."""
+    maxima = sorted({x.max_score for x in s.students if x.max_score})
+    if len(maxima) != 1:
+        return ""
+    return f"Every grade on this page is out of {_points(maxima[0])} points (the course's scale), late penalty taken."
 
+
+def _counts(s: BatchSummary) -> list[dict[str, Any]]:
+    """How many students are in each group, what the group means, and which figures count it."""
     rows = []
     for category, count in s.counts.items():
         meaning, figures = _GROUP_MEANING[category]
         who = [x.student for x in s.group(category)] if category != GRADED else []
-        names = esc(", ".join(who[:30]) + (" …" if len(who) > 30 else ""))
-        rows.append([esc(category), str(count), esc(meaning), esc(figures), names])
-    return [
-        f'<p class="muted">{len(s.students)} students; written {esc(s.written)}.</p>',
-        table(
-            ["group", "students", "meaning", "counted in", "who"], rows, "counts", text_columns=(0, 2, 3, 4), raw=True
-        ),
-    ]
-
-
-def _overview_section(s: BatchSummary) -> list[str]:
-    """One line of figures, the score histogram and the pass-rate chart, each saying what it is over."""
-    from minesweeper_kit.report_page import figure_svg
-
-    scores, loaded = s.scores, s.loaded_scores
-    over_loaded = (
-        f"; over the {len(loaded)} that loaded: mean {statistics.mean(loaded):.2f}, median "
-        f"{_points(statistics.median(loaded))}"
-        if loaded and len(loaded) != len(scores)
-        else ""
-    )
-    late = s.late
-    taken = sum(x.penalty for x in late)
-    body = [
-        "<h2>Scores</h2>",
-        f'<p id="score-figures">Over the {len(scores)} graded submissions (those that did not load at the score '
-        f"they got): mean score {statistics.mean(scores):.2f} of {_points(s.max_score)}, median "
-        f"{_points(statistics.median(scores))}{over_loaded}. Hit a time limit: {len(s.limit_hitters)}; handed in "
-        f"late: {len(late)}" + (f" ({_points(taken)} point(s) taken off in all)" if taken else "") + ".</p>",
-        '<figure id="scores">'
-        + figure_svg(_score_figure(s), "scores", "histogram of scores")
-        + f"<figcaption>How many of the {len(scores)} graded submissions earned each score (after any late "
-        f"penalty): blue, the {len(loaded)} that loaded; grey, the {len(s.load_failures)} that did not load."
-        "</figcaption></figure>",
-        "<h2>Tests, worst first</h2>",
-    ]
-    if not s.tests:
-        return body + ['<p id="tests-over">No submission loaded: there are no pass rates to show.</p>']
-    return body + [
-        f'<p id="tests-over">Over the {len(s.loaded)} submissions that loaded; the {len(s.load_failures)} that '
-        "did not load, and those not graded or not submitted, are left out.</p>",
-        '<figure id="pass-rates">'
-        + figure_svg(_pass_rate_figure(s), "pass-rates", "pass rate of each test")
-        + f"<figcaption>Share of the {len(s.loaded)} submissions that loaded passing each test.</figcaption>"
-        "</figure>",
-    ]
-
-
-def _not_graded_section(s: BatchSummary) -> list[str]:
-    """Who was not graded (the grader failed on them), and each distinct cause once."""
-    from minesweeper_kit.report_page import esc, table
-
-    if not s.not_graded:
-        return []
-    rows = [
-        [f"<pre>{esc(cause)}</pre>", str(len(students)), esc(", ".join(students))]
-        for cause, students in s.not_graded_causes
-    ]
-    return [
-        f'<h2 id="not-graded">Not graded: {len(s.not_graded)}</h2>',
-        "<p>A problem on the grader's side, not in these submissions, stopped their grading: they have no "
-        "score and are left out of every figure on this page. Fix each cause, then grade them again.</p>",
-        table(["cause", "submissions", "students"], rows, "not-graded", text_columns=(0, 2), raw=True),
-    ]
-
-
-def _tests_section(s: BatchSummary) -> list[str]:
-    """The table of tests, worst first, each with its most common failure groups folded open."""
-    from minesweeper_kit.report_page import esc, table
-
-    if not s.tests:
-        return []
-    rows = []
-    for t in s.tests:
-        groups = "".join(
-            f"<details><summary>{g.count}× <code>{esc(g.pattern)}</code></summary>"
-            f'<p class="muted">for example ({esc(g.students[0])}):</p><pre>{esc(g.example[:1500])}</pre>'
-            f'<p class="muted">{esc(", ".join(g.students[:30]))}{" …" if len(g.students) > 30 else ""}</p></details>'
-            for g in t.failures
-        )
         rows.append(
-            [
-                esc(t.name),
-                _points(t.max_score),
-                f"{t.passed} / {t.attempts}",
-                f"{100 * t.rate:.0f}%",
-                groups or '<span class="muted">—</span>',
-            ]
+            {
+                "group": category,
+                "count": count,
+                "meaning": meaning,
+                "figures": figures,
+                "who": ", ".join(who[:30]) + (" …" if len(who) > 30 else ""),
+            }
         )
-    return [
-        table(
-            [
-                "test",
-                "points",
-                "passed (of those that loaded)",
-                "pass rate",
-                "most common failure messages (values replaced by <n>, <list>, <str> …)",
-            ],
-            rows,
-            "tests",
-            text_columns=(0, 4),
-            raw=True,
-        )
-    ]
+    return rows
 
 
-def _misconceptions_section(s: BatchSummary) -> list[str]:
-    """Each planted bug (a misconception of the step, in the chaff library's words) with the share
-    of the class whose own tests caught it, least caught first; nothing when no own tests were
-    graded."""
-    from minesweeper_kit.report_page import esc, table
-
-    over, caught = own_tests_caught(s.students)
-    if not caught:
-        return []
-    rows = [[esc(m.bug), f"{m.caught} / {m.over}", f"{100 * m.share:.0f}%"] for m in caught]
-    return [
-        '<h2 id="misconceptions-caught">Planted bugs the class\'s own tests catch, least caught first</h2>',
-        f'<p id="misconceptions-over">Over the {over} graded submissions whose own tests were found and graded: '
-        "the share whose valid tests caught each planted bug, named by its misconception. The first rows are "
-        "the misconceptions the class's tests miss most.</p>",
-        table(
-            ["misconception", "caught by (submissions)", "share"],
-            rows,
-            "misconceptions",
-            text_columns=(0,),
-            raw=True,
-        ),
-    ]
-
-
-def _time_section(s: BatchSummary) -> list[str]:
-    """Time per submission: the figures, the chart, and who hit a time limit with which messages."""
-    from minesweeper_kit.report_page import esc, figure_svg, table
-
-    times = [x.seconds for x in s.graded]
-    hit_rows = [
-        [
-            esc(x.student),
-            f"{x.seconds:.1f} s",
-            str(len(x.limit_hits)),
-            "<br>".join(f"<b>{esc(name)}</b>: {esc(' '.join(msg.split())[:300])}" for name, msg in x.limit_hits[:4])
-            + (f"<br>… {len(x.limit_hits) - 4} more" if len(x.limit_hits) > 4 else ""),
-        ]
-        for x in s.limit_hitters
-    ]
-    return [
-        "<h2>Time per submission</h2>",
-        f'<p id="times-over">Over the {len(times)} graded submissions: median {statistics.median(times):.1f} s, '
-        f"95th percentile {_quantile(times, 0.95):.1f} s, longest {max(times):.1f} s (the grader's time for the "
-        "whole submission).</p>",
-        '<figure id="times">' + figure_svg(_time_figure(s), "times", "grading time of each submission") + "</figure>",
-        "<h3>Who hit a time limit</h3>",
-        table(["student", "time", "tests", "messages"], hit_rows, "limits", text_columns=(0, 3), raw=True)
-        if hit_rows
-        else "<p>Nobody hit a time limit.</p>",
-    ]
-
-
-def _load_section(s: BatchSummary) -> list[str]:
-    """Who did not load and the most common causes; who loaded but scored nothing, and why."""
-    from minesweeper_kit.report_page import esc, table
-
-    body = ["<h2>Did not load</h2>"]
-    failed = s.load_failures
-    load_rows = [[esc(x.student), f"<pre>{esc(x.not_loaded or '')}</pre>"] for x in failed]
-    if load_rows:
-        causes = Counter(message_pattern(x.not_loaded or "") for x in failed)
-        body.append(
-            f"<p>{len(failed)} submission(s): graded (0 for every test they stopped), but left out of the pass "
-            "rates. " + "; ".join(f"{n}× <code>{esc(p)}</code>" for p, n in causes.most_common(5)) + "</p>"
-        )
-        body.append(table(["student", "why"], load_rows, "load-failures", text_columns=(0, 1), raw=True))
-    else:
-        body.append("<p>Every graded submission loaded.</p>")
-    zero = s.loaded_but_zero
-    if zero:
-        body.append("<h3>Loaded, but scored nothing</h3>")
-        body.append(
-            table(
-                ["student", "most common failure"],
-                [[esc(x.student), f"<pre>{esc(message[:1500])}</pre>"] for x, message in zero],
-                "zero-scores",
-                text_columns=(0, 1),
-                raw=True,
-            )
-        )
-    return body
+def _tests(s: BatchSummary) -> dict[str, Any]:
+    """The tests, worst first, each with its most common failure groups."""
+    return {
+        "loaded": len(s.loaded),
+        "not_loaded": len(s.load_failures),
+        "rows": [
+            {
+                "name": t.name,
+                "points": _points(t.max_score),
+                "passed": t.passed,
+                "attempts": t.attempts,
+                "rate": f"{100 * t.rate:.0f}",
+                "groups": [
+                    {
+                        "count": g.count,
+                        "pattern": g.pattern,
+                        "first": g.students[0],
+                        "example": g.example[:1500],
+                        "students": ", ".join(g.students[:30]) + (" …" if len(g.students) > 30 else ""),
+                    }
+                    for g in t.failures
+                ],
+            }
+            for t in s.tests
+        ],
+    }
 
 
 def _note(x: StudentResult) -> str:
@@ -1081,6 +1062,8 @@ def _note(x: StudentResult) -> str:
         return " ".join(x.submission.split())[:200] or "nothing was handed in"
     if category == NOT_GRADED:
         return "a problem on the grader's side (see Not graded)"
+    if x.refused:
+        return "a disallowed import: the file scores 0"
     if category == DID_NOT_LOAD:
         return "defined nothing the tests call" if not x.load_failure else "did not load"
     passed = sum(t.passed for t in x.tests)
@@ -1094,60 +1077,69 @@ def _note(x: StudentResult) -> str:
 
 
 _STUDENT_COLUMNS = [
-    ("student", "text", ""),
-    ("status", "text", "graded, did not load, not graded (the grader failed) or not submitted"),
-    ("file", "text", "the file graded, in the student's folder"),
-    ("score", "number", "after any late penalty"),
-    ("%", "number", ""),
-    ("tests passed", "number", ""),
-    ("late by", "number", "after the due date; hover a cell for when it was handed in"),
-    ("penalty", "number", "points the late policy took off the score"),
-    ("time", "number", "the grader's time for the whole submission"),
-    ("seed", "number", "the seed the random cases were drawn from (--seed replays it)"),
-    ("note", "text", ""),
-    ("feedback", "text", ""),
+    TableColumn("student", "text"),
+    TableColumn("status", "text", "graded, did not load, not graded (the grader failed) or not submitted"),
+    TableColumn("file", "text", "the file graded, in the student's folder"),
+    TableColumn("score", "number", "after any late penalty"),
+    TableColumn("%", "number"),
+    TableColumn("tests passed", "number"),
+    TableColumn("late by", "number", "after the due date; hover a cell for when it was handed in"),
+    TableColumn("penalty", "number", "points the late policy took off the score"),
+    TableColumn("time", "number", "the grader's time for the whole submission"),
+    TableColumn("seed", "number", "the seed the random cases were drawn from (--seed replays it)"),
+    TableColumn("note", "text"),
+    TableColumn("feedback", "text"),
 ]
+#: The column added when the grades were recorded in an nbgrader gradebook.
+NBGRADER_COLUMN = TableColumn("nbgrader", "number", "the total nbgrader exports (see below the table)")
 
 
-def _student_row(x: StudentResult, page_dir: Path) -> list[str]:
-    from minesweeper_kit.report_page import esc
+def _student_columns(s: BatchSummary) -> list[TableColumn]:
+    columns = list(_STUDENT_COLUMNS)
+    if any(x.nbgrader for x in s.students):
+        columns.insert(4, NBGRADER_COLUMN)
+    return columns
 
-    dash = '<span class="muted">—</span>'
-    link = (
-        f'<a href="{esc(_link(x.feedback, page_dir))}">{esc(x.feedback.name)}</a>'
-        if x.feedback
-        else '<span class="muted">none</span>'
-    )
+
+def _nbgrader_cell(x: StudentResult | None) -> TableCell:
+    """A student's total in nbgrader's gradebook, or a dash when none was recorded."""
+    total = x.nbgrader if x is not None else None
+    if not total:
+        return DASH
+    score, maximum = _number(total.get("score")), _number(total.get("max_score"))
+    penalty = _number(total.get("late_penalty"))
+    title = f"{_points(_number(total.get('raw_score')))} before a late penalty of {_points(penalty)}" if penalty else ""
+    return _number_cell(f"{_points(score)} / {_points(maximum)}", score, title=title)
+
+
+def _student_row(x: StudentResult, s: BatchSummary, page_dir: Path) -> list[TableCell]:
     scored = x.graded
     passed = sum(t.passed for t in x.tests)
     lateness = _lateness(x)
-    late_css = ' class="late"' if (x.late_by or 0) > 0 else ""
-    when = f"handed in {x.submitted_at}" if x.submitted_at else ""
-    return [
-        _td(esc(x.student), text=True),
-        _td(esc(x.category), text=True),
-        _td(f"<code>{esc(x.file)}</code>" if x.file else dash, text=True),
-        _td(f"{_points(x.score)} / {_points(x.max_score)}", x.score) if scored else _td(dash, None),
-        _td(f"{x.percent:.0f}%", x.percent) if scored else _td(dash, None),
-        _td(f"{passed} / {len(x.tests)}", passed) if scored else _td(dash, None),
-        _td(f"<span{late_css}>{esc(lateness)}</span>", x.late_by, title=when) if lateness else _td(dash, None),
-        _td(_points(x.penalty), x.penalty) if x.submitted and x.late_by is not None else _td(dash, None),
-        _td(f"{x.seconds:.1f} s", x.seconds) if x.submitted else _td(dash, None),
-        _td(str(x.seed), x.seed) if x.submitted and x.seed is not None else _td(dash, None),
-        _td(esc(_note(x)), text=True),
-        _td(link, text=True),
+    row = [
+        _text(x.student),
+        _text(x.category),
+        _text(x.file, look="code") if x.file else TEXT_DASH,
+        _number_cell(f"{_points(x.score)} / {_points(x.max_score)}", x.score) if scored else DASH,
+        _number_cell(f"{x.percent:.0f}%", x.percent) if scored else DASH,
+        _number_cell(f"{passed} / {len(x.tests)}", passed) if scored else DASH,
+        _number_cell(
+            lateness,
+            x.late_by,
+            look="late" if x.late else "",
+            title=f"handed in {x.submitted_at}" if x.submitted_at else "",
+        )
+        if lateness
+        else DASH,
+        _number_cell(_points(x.penalty), x.penalty) if x.submitted and x.late_by is not None else DASH,
+        _number_cell(f"{x.seconds:.1f} s", x.seconds) if x.submitted else DASH,
+        _number_cell(str(x.seed), x.seed) if x.submitted and x.seed is not None else DASH,
+        _text(_note(x)),
+        _text(x.feedback.name, href=_link(x.feedback, page_dir)) if x.feedback else _text("none", look="muted"),
     ]
-
-
-def _students_section(s: BatchSummary, page_dir: Path) -> list[str]:
-    """Every student (not submitted ones too): status, file, score, tests passed, lateness and
-    penalty, time, seed, a one-phrase note, and a link to their feedback. Sorted by clicking a
-    column header."""
-    return [
-        "<h2>Students</h2>",
-        '<p class="muted">Click a column header to sort by it (again for the other way).</p>',
-        _sortable_table("students", _STUDENT_COLUMNS, [_student_row(x, page_dir) for x in s.students]),
-    ]
+    if any(y.nbgrader for y in s.students):
+        row.insert(4, _nbgrader_cell(x))
+    return row
 
 
 def write_report(results_dir: str | os.PathLike, output: str | os.PathLike | None = None) -> tuple[Path, BatchSummary]:
@@ -1194,7 +1186,7 @@ def class_summary(results_dirs: Sequence[str | os.PathLike]) -> list[AssignmentB
     batches = []
     for folder in folders:
         summary = summarize(read_batch(folder))
-        batches.append(AssignmentBatch(", ".join(summary.assignments) or folder.name, folder, summary))
+        batches.append(AssignmentBatch(", ".join(summary.names) or folder.name, folder, summary))
     names = Counter(b.name for b in batches)
     for b in batches:
         if names[b.name] > 1:
@@ -1207,12 +1199,10 @@ def _class_students(batches: list[AssignmentBatch]) -> list[str]:
     return sorted(names, key=lambda n: (n.lower(), n))
 
 
-def _class_cell(b: AssignmentBatch, x: StudentResult | None, page_dir: Path) -> str:
+def _class_cell(b: AssignmentBatch, x: StudentResult | None, page_dir: Path) -> TableCell:
     """One student's result for one assignment: score / max (a link to the feedback), or the status."""
-    from minesweeper_kit.report_page import esc
-
     if x is None:
-        return _td('<span class="muted">no result</span>', None, title=f"no result for this student in {b.folder}")
+        return TableCell("no result", "", look="muted", title=f"no result for this student in {b.folder}")
     category = x.category
     text = (
         f"{_points(x.score)} / {_points(x.max_score)}"
@@ -1221,50 +1211,55 @@ def _class_cell(b: AssignmentBatch, x: StudentResult | None, page_dir: Path) -> 
         if category == DID_NOT_LOAD
         else category
     )
-    html = f'<a href="{esc(_link(x.feedback, page_dir))}">{esc(text)}</a>' if x.feedback else esc(text)
     title = ""
-    if (x.late_by or 0) > 0 and x.submitted:
+    if x.late and x.submitted:
         title = f"late by {_lateness(x)}" + (f"; {_points(x.penalty)} point(s) off" if x.penalty else "")
-        html += ' <span class="late">late</span>'
-    if category in (NOT_GRADED, NOT_SUBMITTED):
-        html = f'<span class="muted">{html}</span>'
-    return _td(html, x.score if x.graded else None, title=title)
+    return TableCell(
+        text,
+        _sort(x.score if x.graded else None),
+        href=_link(x.feedback, page_dir) if x.feedback else "",
+        tag="late" if x.late and x.submitted else "",
+        tag_look="late",
+        title=title,
+        muted=category in (NOT_GRADED, NOT_SUBMITTED),
+    )
 
 
 def render_class_html(batches: list[AssignmentBatch], page_dir: str | os.PathLike) -> str:
-    """The page over several batches: each assignment's summary with a link to its own page, then
-    one row per student with one column per assignment and a total. Links are relative to
-    ``page_dir``."""
-    from minesweeper_kit.report_page import esc, table
-
+    """The page over several batches (``templates/class.html``): each assignment's summary with a
+    link to its own page, then one row per student with one column per assignment and a total,
+    and, when the grades were recorded in nbgrader, nbgrader's total beside it. Links are relative
+    to ``page_dir``. Every figure is computed here; the template lays them out."""
     page_dir = Path(page_dir)
-    title = f"Class report: {', '.join(b.name for b in batches)}"
     students = _class_students(batches)
     total_max = sum(b.summary.max_score for b in batches)
-    summary_rows = []
+    recorded = [b for b in batches if any(x.nbgrader for x in b.summary.students)]
+    assignments = []
     for b in batches:
         s = b.summary
         n = s.counts
         scores = s.scores
         worst = s.tests[0] if s.tests else None
-        summary_rows.append(
-            [
-                esc(b.name),
-                f"<code>{esc(str(b.folder))}</code>",
-                str(len(s.students)),
-                str(n[GRADED]),
-                str(n[DID_NOT_LOAD]),
-                str(n[NOT_GRADED]),
-                str(n[NOT_SUBMITTED]),
-                f"{statistics.mean(scores):.2f} / {_points(s.max_score)}" if scores else "—",
-                _points(statistics.median(scores)) if scores else "—",
-                f"{esc(worst.name)} ({100 * worst.rate:.0f}% of {worst.attempts})" if worst else "—",
-                f'<a href="{esc(_link(b.page, page_dir))}">{esc(b.page.name)}</a>' if b.page else "—",
-            ]
+        assignments.append(
+            {
+                "name": b.name,
+                "folder": str(b.folder),
+                "maximum": _points(s.max_score),
+                "students": len(s.students),
+                "graded": n[GRADED],
+                "did_not_load": n[DID_NOT_LOAD],
+                "not_graded": n[NOT_GRADED],
+                "not_submitted": n[NOT_SUBMITTED],
+                "mean": f"{statistics.mean(scores):.2f} / {_points(s.max_score)}" if scores else "—",
+                "median": _points(statistics.median(scores)) if scores else "—",
+                "worst": f"{worst.name} ({100 * worst.rate:.0f}% of {worst.attempts})" if worst else "—",
+                "page_href": _link(b.page, page_dir) if b.page else "",
+                "page_name": b.page.name if b.page else "",
+            }
         )
     rows = []
     for student in students:
-        cells = [_td(esc(student), text=True)]
+        cells = [_text(student)]
         earned, notes, incomplete = 0.0, [], False
         for b in batches:
             x = b.result(student)
@@ -1277,58 +1272,66 @@ def render_class_html(batches: list[AssignmentBatch], page_dir: str | os.PathLik
                 notes.append(f"{x.category}: {b.name}")
                 incomplete = incomplete or x.category == NOT_GRADED
         shown = f"{_points(earned)} / {_points(total_max)}"
-        if incomplete:
-            shown += ' <span class="muted">(incomplete)</span>'
-        cells.append(_td(shown, earned))
+        cells.append(_number_cell(shown, earned, tag="(incomplete)" if incomplete else "", tag_look="muted"))
         percent = 100.0 * earned / total_max if total_max else 0.0
-        cells.append(_td(f"{percent:.0f}%", percent))
-        cells.append(_td(esc("; ".join(notes)), text=True))
+        cells.append(_number_cell(f"{percent:.0f}%", percent))
+        if recorded:
+            cells += _nbgrader_total_cells(recorded, student)
+        cells.append(_text("; ".join(notes)))
         rows.append(cells)
     head = (
-        [("student", "text", "")]
-        + [(b.name, "number", f"points in {b.name}, of {_points(b.summary.max_score)}") for b in batches]
+        [TableColumn("student", "text")]
+        + [TableColumn(b.name, "number", f"points in {b.name}, of {_points(b.summary.max_score)}") for b in batches]
         + [
-            ("total", "number", "points earned in every assignment, of the sum of their maxima"),
-            ("%", "number", ""),
-            ("notes", "text", ""),
+            TableColumn("total", "number", "points earned in every assignment, of the sum of their maxima"),
+            TableColumn("%", "number"),
         ]
-    )
-    body = [
-        f"<h1>{esc(title)}</h1>",
-        f'<p class="muted">{len(students)} students, {len(batches)} assignments; written '
-        f"{esc(batches[0].summary.written if batches else '')}.</p>",
-        "<h2>Assignments</h2>",
-        "<p>Each assignment's groups (as on its own page), its mean and median over its graded submissions "
-        "(those that did not load at the score they got), and its worst test over the submissions that "
-        "loaded.</p>",
-        table(
+        + (
             [
-                "assignment",
-                "results",
-                "students",
-                "graded",
-                "did not load",
-                "not graded",
-                "not submitted",
-                "mean (graded)",
-                "median",
-                "worst test (pass rate over those that loaded)",
-                "page",
-            ],
-            summary_rows,
-            "assignments",
-            text_columns=(0, 1, 9, 10),
-            raw=True,
-        ),
-        "<h2>Students</h2>",
-        f"<p>One row per student, one column per assignment: the score (after any late penalty) of its "
-        f"maximum, or why there is none. The total is the points earned in every assignment out of "
-        f"{_points(total_max)}, the sum of the assignments' maxima: not submitted, and no result, count "
-        "0; a total with an assignment not graded is incomplete until it is graded. Click a column header "
-        "to sort by it.</p>",
-        _sortable_table("class", head, rows),
+                TableColumn("nbgrader total", "number", "the totals nbgrader exports, summed (see above the table)"),
+                TableColumn("nbgrader %", "number"),
+            ]
+            if recorded
+            else []
+        )
+        + [TableColumn("notes", "text")]
+    )
+    note = ""
+    if recorded:
+        names = ", ".join(b.name for b in recorded)
+        note = (
+            f"The nbgrader columns sum, over {names}, each student's total as nbgrader's gradebook counts it "
+            "(what `nbgrader export` writes, as recorded by the last `autograder grade`). It differs from the "
+            "total beside it, which is the autograder's grade only: nbgrader's counts the visible tests it "
+            "grades too, manual grades, and takes the late policy from that whole total."
+        )
+    context = {
+        "students_count": len(students),
+        "written": batches[0].summary.written if batches else "",
+        "assignments": assignments,
+        "total_max": _points(total_max),
+        "nbgrader_note": note,
+        "head": head,
+        "rows": rows,
+    }
+    return _render("class.html", f"Class report: {', '.join(b.name for b in batches)}", page=context)
+
+
+def _nbgrader_total_cells(recorded: list[AssignmentBatch], student: str) -> list[TableCell]:
+    """A student's nbgrader totals summed over the assignments recorded in a gradebook, out of the
+    sum of their maxima (a student nbgrader has no submission from counts 0, as its export does)."""
+    earned, maximum = 0.0, 0.0
+    for b in recorded:
+        x = b.result(student)
+        total = x.nbgrader if x is not None else None
+        maximum += max((_number(y.nbgrader.get("max_score")) for y in b.summary.students if y.nbgrader), default=0.0)
+        if total:
+            earned += _number(total.get("score"))
+    percent = 100.0 * earned / maximum if maximum else 0.0
+    return [
+        _number_cell(f"{_points(round(earned, 4))} / {_points(round(maximum, 4))}", earned),
+        _number_cell(f"{percent:.0f}%", percent),
     ]
-    return _page(title, body)
 
 
 def write_class_report(
@@ -1352,27 +1355,30 @@ def write_class_report(
 
 
 def class_terminal_summary(batches: list[AssignmentBatch], page: Path | None = None) -> str:
-    """One paragraph per assignment (its groups, its mean, its page), then where the class page is."""
-    lines = []
+    """One paragraph per assignment (its groups, its mean, its page), then where the class page is
+    (``templates/class_summary.txt``)."""
+    assignments = []
     for b in batches:
         s = b.summary
         scores = s.scores
-        mean = (
-            f"mean score {statistics.mean(scores):.2f} / {_points(s.max_score)} over the {len(scores)} graded"
-            if scores
-            else "nothing graded"
+        assignments.append(
+            {
+                "name": b.name,
+                "folder": str(b.folder),
+                "mean": (
+                    f"mean score {statistics.mean(scores):.2f} / {_points(s.max_score)} over the {len(scores)} graded"
+                    if scores
+                    else "nothing graded"
+                ),
+                "counts_line": _counts_line(s),
+                "causes": [(" ".join(cause.split())[:300], _names(names)) for cause, names in s.not_graded_causes],
+                "page": str(b.page) if b.page is not None else "",
+            }
         )
-        lines.append(f"{b.name} ({b.folder}): {mean}.")
-        lines.append("  " + _counts_line(s))
-        for cause, students in s.not_graded_causes:
-            lines.append(f"  NOT GRADED: {' '.join(cause.split())[:300]} ({_names(students)})")
-        if b.page is not None:
-            lines.append(f"  Report: {b.page}")
-    students = _class_students(batches)
-    lines.append(f"{len(students)} student(s) across {len(batches)} assignment(s).")
-    if page is not None:
-        lines.append(f"Class report: {page}")
-    return "\n".join(lines)
+    text = _templates(autoescape=False).get_template("class_summary.txt")
+    return text.render(
+        assignments=assignments, students=len(_class_students(batches)), page=str(page) if page else ""
+    ).rstrip("\n")
 
 
 def report_command(

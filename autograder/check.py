@@ -1,27 +1,39 @@
 """``autograder check``: prove an assignment is ready before students submit.
 
-Three checks: the instructor's reference solution scores full marks well inside the time
-budget; the starter (release) version scores what it earns without crashing anything (0 for a
-notebook step; for a function-API term, whose starter is the reference with its renders
-unwritten, exactly the tests that render nothing: ``Assignment.starter_earns``); the release
-notebook (where there is one) and the feedback files contain no hidden-test code and no solution
-code.
+Three checks, each on the course's scale (``scale.py``: the hidden tests' points and the own tests'
+points): the model answer scores full marks well inside the time budget (for a notebook step, the
+source notebook with every solution cell as a student who copied them would hand it in, its own
+tests included; for a function-API term, which has no notebook, the reference file); the starter
+(release) version scores what it earns without crashing anything (0 for a notebook step; for a
+function-API term, whose starter is the reference with its renders unwritten, exactly the tests
+that render nothing: ``Assignment.starter_earns``); the release notebook (where there is one) and
+the feedback files contain no hidden-test code and no solution code. A notebook step whose
+reference is a file of its own (``instructor/reference/``) has a fourth: that file scores full
+marks on the hidden tests (it holds no tests of its own to grade).
 """
 
 from __future__ import annotations
 
 import ast
-import functools
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from .assignments import Assignment
 from .grading import GradeReport, grade_submission
-from .references import reference_submission, release_notebook, starter_submission
+from .references import model_answer, reference_submission, release_notebook, starter_submission
 from .report import feedback_text, gradescope_results
+from .scale import on_course_scale
 from .submission import Submission
 
-__all__ = ["CheckResult", "check_assignment", "reference_submission", "starter_submission", "release_notebook"]
+__all__ = [
+    "CheckResult",
+    "check_assignment",
+    "model_answer",
+    "reference_submission",
+    "starter_submission",
+    "release_notebook",
+]
 
 
 @dataclass
@@ -114,37 +126,64 @@ def check_assignment(
     progress=lambda message: None,
     isolation: str = "bwrap",
 ) -> list[CheckResult]:
-    """Run the three checks; each result says what was found."""
+    """Run the checks; each result says what was found."""
     from minesweeper_kit.sandbox.isolation import require_isolation
 
     require_isolation(isolation)
     budget = float(time_limit or assignment.time_limit)
-    grade = functools.partial(
-        grade_submission, assignment, seed=seed, time_limit=budget, settings=settings, isolation=isolation
+
+    def grade(submission: Submission, graded: Assignment = assignment) -> GradeReport:
+        report = grade_submission(
+            graded, submission, seed=seed, time_limit=budget, settings=settings, isolation=isolation
+        )
+        return on_course_scale(report, graded)
+
+    results = []
+    references = []
+    if assignment.notebook:
+        progress("grading the model answer (every solution cell of the source notebook)")
+    else:
+        progress("grading the reference solution")
+    answer = model_answer if assignment.notebook else reference_submission
+    reference_result, reference, reference_report = _check_reference(
+        "reference scores full marks well inside the limit", lambda: answer(assignment), grade, budget
     )
-    progress("grading the reference solution")
-    reference_result, reference, reference_report = _check_reference(assignment, grade, budget)
+    results.append(reference_result)
+    references.append(reference)
+    reports = [reference_report]
+    if assignment.reference_file and assignment.notebook:
+        progress(f"grading the instructor's reference file ({assignment.reference_file})")
+        hidden_only = dataclasses.replace(assignment, own_tests=False)  # a file of code holds no tests of its own
+        file_result, file_reference, file_report = _check_reference(
+            f"the instructor's reference file {assignment.reference_file} scores full marks on the hidden tests",
+            lambda: reference_submission(assignment),
+            lambda submission: grade(submission, hidden_only),
+            budget,
+        )
+        results.append(file_result)
+        references.append(file_reference)
+        reports.append(file_report)
     progress("grading the starter (release) version")
     starter_result, starter_report = _check_starter(assignment, grade)
     progress("looking for hidden-test and solution code in what students see")
-    reports = [r for r in (reference_report, starter_report) if r is not None]
-    return [reference_result, starter_result, _check_leaks(assignment, reference, reports)]
+    reports.append(starter_report)
+    leaks = _check_leaks(assignment, [r for r in references if r is not None], [r for r in reports if r is not None])
+    return [*results, starter_result, leaks]
 
 
 def _check_reference(
-    assignment: Assignment, grade: Callable[[Submission], GradeReport], budget: float
+    name: str, reference_of: Callable[[], Submission], grade: Callable[[Submission], GradeReport], budget: float
 ) -> tuple[CheckResult, Submission | None, GradeReport | None]:
-    """The reference scores full marks in at most half the budget, with no grader error; also
+    """A reference scores full marks in at most half the budget, with no grader error; also
     returns the reference and its report for the leak check (None where it could not be read)."""
-    name = "reference scores full marks well inside the limit"
     try:
-        reference = reference_submission(assignment)
+        reference = reference_of()
         report = grade(reference)
     except (OSError, ValueError) as error:
         return CheckResult(name, False, str(error)), None, None
     if not report.graded:
         return CheckResult(name, False, _not_graded(report)), reference, report
-    failed = [f"{t.name}: {t.output}" for t in report.tests if t.status != "passed"]
+    failed = [f"{t.name}: {t.output}" for t in report.tests if t.status != "passed" and t.max_score > 0]
     ok = report.score == report.max_score and report.execution_time <= budget / 2 and not report.internal_errors
     detail = (
         f"{report.score:g}/{report.max_score:g} in {report.execution_time:.1f} s "
@@ -191,11 +230,11 @@ def _not_graded(report: GradeReport) -> str:
     return "not graded, because of a problem on the grader's side: " + "; ".join(report.causes)
 
 
-def _check_leaks(assignment: Assignment, reference: Submission | None, reports: list[GradeReport]) -> CheckResult:
+def _check_leaks(assignment: Assignment, references: list[Submission], reports: list[GradeReport]) -> CheckResult:
     """No line of the hidden suite, and no solution line the author does not show anyway, appears
     in the release notebook or in the feedback of ``reports``."""
     hidden = _code_lines(assignment.suite_path.read_text(encoding="utf-8"))
-    solution = _solution_lines(reference.source) if reference is not None else set()
+    solution = set().union(*(_solution_lines(reference.source) for reference in references))
     found = []
     try:
         import nbformat

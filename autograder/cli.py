@@ -50,6 +50,8 @@ EXTRA_OF = {
     "IPython": "grader",
     "nbgrader": "lab",
     "matplotlib": "report",
+    "jinja2": "report",
+    "markupsafe": "report",
 }
 
 
@@ -170,8 +172,11 @@ def _add_grade(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--no-gradebook",
         action="store_true",
         help="inside an nbgrader course (SUBMISSION is the course, its submitted/ folder or a student's folder "
-        "there), the hidden tests' scores and feedback are written into the course's gradebook.db, in each "
-        "notebook's hidden-tests cell (run `nbgrader autograde` first); this leaves the gradebook alone",
+        "there), a student's only notebook under another name is first copied under the release's name, where "
+        "nbgrader reads it; then the grades and feedback are written into the course's gradebook.db (each "
+        "notebook's hidden-tests cell, worth the course's points + own_tests_points) with the course's late "
+        "policy and import rule applied to each whole notebook (students `nbgrader autograde` has not run for "
+        "are named). This leaves the course alone: no copy, no recording",
     )
     _add_course_option(grade)
     _add_originals_option(grade)
@@ -348,6 +353,7 @@ def _grade(args: argparse.Namespace) -> int:
             isolation=args.isolation,
             course=course,
             group_readable=args.group_readable,
+            for_nbgrader=not args.no_gradebook,
             warn=lambda warning: print(f"autograder: warning: {safe(warning)}", file=sys.stderr),
         )
     except BatchInterrupted as stop:
@@ -378,20 +384,30 @@ def _record_in_gradebooks(args: argparse.Namespace, course: Course, reports: lis
     """Write the results into the gradebook of every nbgrader course the submissions lie in; False
     when one of them could not be written at all (the results folder has everything regardless)."""
     from .gradebook import record_in_gradebook
+    from .report import write_gradebook_totals
     from .students import find_course
 
     roots = {root for root in (find_course(p) for p in args.submissions) if root is not None}
     assignment = course.assignment(args.assignment)
-    late = assignment.late if assignment.due is not None else None
     written = True
+    totals = {}
     for root in sorted(roots):
-        summary = record_in_gradebook(root, assignment.folder, reports, late_policy=late)
+        summary = record_in_gradebook(root, assignment.folder, reports, late_policy=assignment.late, due=assignment.due)
         lines = summary.lines()
         if summary.problem is not None:
             written = False
             print(f"autograder: {safe(lines[0])}", file=sys.stderr)
         else:
             print("\n".join(safe(line) for line in lines))
+            totals.update({student: total.to_dict() for student, total in summary.totals.items()})
+    if roots:
+        by_id = {r.handed_in_as or r.student: r.student for r in reports}
+        write_gradebook_totals(
+            args.results_dir,
+            assignment.folder,
+            {by_id.get(student, student): total for student, total in totals.items()},
+            group_readable=args.group_readable,
+        )
     return written
 
 

@@ -1,11 +1,13 @@
 """A course's settings as data: one ``course.toml`` instead of edits to the grader's code.
 
 Per assignment (a ``[assignments.<id>]`` table, the kit's id) the file may set the course's
-assignment name (nbgrader's folder name), the notebook students hand in, the points the score is
-scaled to, the time and memory limits, imports added to or taken from the rule, what a disallowed
-import costs, the tests' visibility on Gradescope, the due date, the late policy, the seed, and
-whether the student's own tests are graded (``own_tests``) and what they are worth
-(``own_tests_points``, on top of ``points``).
+assignment name (nbgrader's folder name), the notebook students hand in, the hidden tests' points,
+the time and memory limits, imports added to or taken from the rule, what a disallowed import
+costs, the visibility of the results on Gradescope, the due date, the late policy, the seed, and
+whether the student's own tests are graded (``own_tests``), what they are worth
+(``own_tests_points``, on top of ``points``: an assignment is out of ``points +
+own_tests_points``, see ``scale.py``) and the CPU seconds the grader may spend on them
+(``own_tests_time_limit``).
 Top-level ``due``, ``seed``, ``visibility``, ``disallowed_import`` and a ``[late]`` table are the
 defaults of every assignment. A key the grader does not know is an error, never ignored: a typo
 must not silently leave the default in force. Without a file the defaults are today's behaviour.
@@ -20,6 +22,7 @@ must not silently leave the default in force. Without a file the defaults are to
     name = "ps4-hypermines"      # nbgrader's submitted/<student>/ps4-hypermines/
     points = 25
     own_tests_points = 5         # the student's own tests: planted bugs caught (default 0: reported only)
+    own_tests_time_limit = 60    # CPU seconds spent on them, the grader's work for them included
     allow_imports = ["math"]
     disallowed_import = "lose-tests"
     visibility = "after_due_date"
@@ -35,6 +38,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from minesweeper_kit.own_tests_requirements import REQUIREMENTS
 
 from .assignments import ASSIGNMENTS, Assignment, LatePolicy, get_assignment
 
@@ -61,6 +66,7 @@ _ASSIGNMENT_KEYS = _SHARED_KEYS | {
     "deny_imports",
     "own_tests",
     "own_tests_points",
+    "own_tests_time_limit",
 }
 
 
@@ -159,6 +165,11 @@ def load_course(path: Path | None) -> Course:
         if not isinstance(own, dict):
             raise CourseError(f"{where}: [assignments.{assignment_id}] must be a table")
         table = _check_table(own, f"{where} [assignments.{assignment_id}]", _ASSIGNMENT_KEYS)
+        if table.get("own_tests_points") and assignment_id not in REQUIREMENTS:
+            raise CourseError(
+                f"{where} [assignments.{assignment_id}]: own_tests_points: the {assignment_id} step asks for no tests "
+                "of the students' own, so they cannot be worth points"
+            )
         late = {**shared.get("late", {}), **table.get("late", {})}
         merged = {**{k: v for k, v in shared.items() if k != "late"}, **table}
         if late:
@@ -188,10 +199,13 @@ def _check_table(table: Mapping[str, Any], where: str, known: set[str]) -> dict[
                 raise CourseError(f"{where}: {key} must be a plain file or folder name, got {value!r}")
             if key == "notebook" and not value.endswith((".ipynb", ".py")):
                 raise CourseError(f"{where}: notebook must end in .ipynb or .py, got {value!r}")
-        elif key in ("points", "time_limit", "test_time_limit", "wall_limit"):
+        elif key in ("points", "time_limit", "test_time_limit", "wall_limit", "own_tests_time_limit"):
             _positive_number(value, key, where)
+            if key == "points":
+                _four_places(value, key, where)
         elif key == "own_tests_points":
             _positive_number(value, key, where, zero=True)
+            _four_places(value, key, where)
         elif key == "own_tests":
             if not isinstance(value, bool):
                 raise CourseError(f"{where}: own_tests must be true or false, got {value!r}")
@@ -232,6 +246,12 @@ def _positive_number(value: Any, key: str, where: str, zero: bool = False) -> No
         raise CourseError(f"{where}: {key} must be {kind}, got {value!r}")
 
 
+def _four_places(value: float, key: str, where: str) -> None:
+    """Points are written to 4 decimal places at most: every weight of the scale is exact there."""
+    if round(value, 4) != value:
+        raise CourseError(f"{where}: {key} has at most 4 decimal places, got {value!r}")
+
+
 def _due(value: Any, where: str) -> str:
     """A due date as an ISO 8601 string in UTC; a date without a time zone is refused (the
     machine's zone would silently decide who is late)."""
@@ -261,6 +281,7 @@ def apply_settings(assignment: Assignment, settings: Mapping[str, Any]) -> Assig
         "seed": "seed",
         "own_tests": "own_tests",
         "own_tests_points": "own_tests_points",
+        "own_tests_time_limit": "own_tests_time_limit",
     }
     for key, attribute in simple.items():
         if key in settings:

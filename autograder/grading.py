@@ -119,6 +119,16 @@ class GradeReport:
     #: (``misconceptions.py``): its name, ``bug`` and ``hint``, for one line of feedback; empty
     #: when none does
     misconception: dict[str, str] = field(default_factory=dict)
+    #: the course's name of the assignment (nbgrader's folder name); the kit's id when it sets none
+    assignment_name: str = ""
+    #: handed in after the due date and past its grace: the late policy applies
+    late: bool = False
+    #: when Gradescope shows the result to the student: the course's ``visibility``, for the whole
+    #: result (every test, the score and the overall output)
+    visibility: str = "visible"
+    #: why the import rule refused the whole file (``disallowed_import = "refuse"``), or "": then
+    #: every part of the grade is 0, the student's own tests included
+    refused: str = ""
 
     @property
     def graded(self) -> bool:
@@ -542,8 +552,12 @@ def grade_submission(
     problem = None
     if isinstance(plugin.load_error, SandboxError):
         problem = submission.locate(str(plugin.load_error))
+    refused = refused_import(assignment, submission)
     try:
-        own = _own_tests(assignment, submission, seed, isolation)
+        if refused:
+            own = _own_tests_refused(assignment, refused)
+        else:
+            own = _own_tests(assignment, submission, seed, isolation)
     except (SandboxUnavailable, IsolationUnavailable, InstructorMaterialMissing, OSError) as error:
         cause = f"the student's own tests could not be graded: {type(error).__name__}: {' '.join(str(error).split())}"
         return not_graded_report(
@@ -573,6 +587,7 @@ def grade_submission(
         internal_errors=plugin.internal_errors,
         isolation=isolation,
         own_tests=own[1] if own is not None else {},
+        refused=submission.locate(refused) if refused else "",
     )
     report.misconception = misconception_for(report)
     return report
@@ -633,6 +648,30 @@ def _reference_passes(
 
 #: The name and id of the result that holds the student's own tests (after the hidden tests).
 OWN_TESTS, OWN_TESTS_ID = "Your own tests", "own_tests"
+#: What the own-tests result says when the import rule refused the whole file.
+OWN_TESTS_REFUSED = "not run: your file was refused for an import the assignment does not allow, so it scores 0"
+
+
+def refused_import(assignment: Assignment, submission: Submission) -> str:
+    """Why the import rule refuses the whole file (the first disallowed import, with its line); ""
+    when it does not: every import is allowed, the course lets a disallowed import fail only where
+    it runs (``disallowed_import = "lose-tests"``), or the file did not parse (its own problem)."""
+    policy = assignment.import_policy()
+    if not policy.refuse_file or submission.problem:
+        return ""
+    found = policy.violations(submission.source)
+    return found[0] if found else ""
+
+
+def _own_tests_refused(assignment: Assignment, refused: str) -> tuple[TestOutcome, dict[str, Any]] | None:
+    """The own-tests result of a file the import rule refused: 0 of their points, not run (a file
+    refused scores 0 in every part); None when the step's own tests are worth nothing here."""
+    from .own_tests import REQUIREMENTS
+
+    if assignment.id not in REQUIREMENTS or not assignment.own_tests or not assignment.own_tests_points:
+        return None
+    outcome = TestOutcome(OWN_TESTS, float(assignment.own_tests_points), OWN_TESTS_ID, 0.0, "failed", OWN_TESTS_REFUSED)
+    return outcome, {"found": None, "problem": refused}
 
 
 def _own_tests(
@@ -644,7 +683,14 @@ def _own_tests(
     from .own_tests import grade_in_submission
 
     try:
-        graded = grade_in_submission(assignment, submission.source, submission.path, seed=seed, isolation=isolation)
+        graded = grade_in_submission(
+            assignment,
+            submission.source,
+            submission.path,
+            seed=seed,
+            isolation=isolation,
+            cells=submission.test_cells if submission.kind == "notebook" else None,
+        )
     except SandboxError as error:  # from a sandbox: the student's tests' doing, never the grader's
         points = float(assignment.own_tests_points)
         message = f"your tests could not be run: {' '.join(str(error).split())[:500]}"

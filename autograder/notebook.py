@@ -15,32 +15,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from minesweeper_kit.owntests.source import DISPLAY_MODULES, CodeCell
+from minesweeper_kit.owntests.source import is_definition as _is_definition
+from minesweeper_kit.owntests.source import is_display_import as _is_display_import
+
 if TYPE_CHECKING:
     from IPython.core.inputtransformer2 import TransformerManager
 
-__all__ = ["notebook_code", "read_notebook_json", "cell_labels", "CourseCells"]
+__all__ = ["notebook_code", "read_notebook_json", "cell_labels", "test_cells", "CourseCells", "DISPLAY_MODULES"]
 
-#: Module names whose imports are widget or display plumbing, dropped from notebooks.
-DISPLAY_MODULES = ("ipywidgets", "IPython", "minesweeper_kit.widgets", "anywidget", "matplotlib")
-#: Calls allowed in a kept top-level assignment (anything else is demo code).
-CONSTANT_CALLS = {
-    "set",
-    "frozenset",
-    "dict",
-    "list",
-    "tuple",
-    "range",
-    "object",
-    "namedtuple",
-    "TypeVar",
-    "NamedTuple",
-    "str",
-    "int",
-    "float",
-    "bool",
-    "field",
-    "dataclass",
-}
+#: The id of the notebooks' "check my tests" cell, never one of the student's tests.
+CHECK_CELL = "check-own-tests"
 #: How much code IPython may read for one notebook, in characters. IPython reads a whole cell
 #: again after each magic it rewrites, so a cell counts its length (plus a fixed cost per cell)
 #: once, and once more for each line in it that may be a magic or shell command. The course's
@@ -48,7 +33,7 @@ CONSTANT_CALLS = {
 #: without a limit a crafted one could keep the grader busy for hours.
 IPYTHON_WORK_LIMIT = 250_000
 CELL_COST = 200
-#: Cell magics that run their body as Python in the notebook's namespace: the body is read
+#: CodeCell magics that run their body as Python in the notebook's namespace: the body is read
 #: as a cell of its own.
 PYTHON_CELL_MAGICS = {"time", "capture"}
 
@@ -293,36 +278,6 @@ def _calls_ipython(node: ast.AST) -> bool:
     )
 
 
-def _is_display_import(node: ast.stmt) -> bool:
-    if isinstance(node, ast.Import):
-        return all(alias.name.startswith(DISPLAY_MODULES) for alias in node.names)
-    if isinstance(node, ast.ImportFrom):
-        return node.module is not None and node.module.startswith(DISPLAY_MODULES)
-    return False
-
-
-def _is_constant_assignment(node: ast.stmt) -> bool:
-    if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
-        return False
-    for sub in ast.walk(node.value):
-        if isinstance(sub, (ast.Await, ast.Yield, ast.YieldFrom)):
-            return False
-        if isinstance(sub, ast.Call):
-            name = sub.func.id if isinstance(sub.func, ast.Name) else getattr(sub.func, "attr", "")
-            if name not in CONSTANT_CALLS:
-                return False
-    return True
-
-
-def _is_definition(node: ast.stmt) -> bool:
-    """Top-level statements kept from a notebook: imports, functions, classes, constants."""
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return not _is_display_import(node)
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return True
-    return _is_constant_assignment(node)
-
-
 def _cell_magic_body(node: ast.stmt) -> tuple[str, str] | None:
     """``(name, body)`` of a cell magic whose body is Python run in the notebook's namespace."""
     if not (
@@ -500,6 +455,30 @@ def notebook_code(
     source, line_map = _assemble(setup, graded)
     notes = _origin_notes(graded, added) + _left_out_notes(left_out)
     return source, [number for number, _ in graded], selection, notes, line_map
+
+
+def test_cells(data: bytes) -> list[CodeCell]:
+    """The cells a notebook's own tests are read from (see ``minesweeper_kit.owntests.source``):
+    every code cell but those nbgrader grades (the visible and hidden tests) and the "check my
+    tests" cell, each as IPython runs it and named as feedback names it. A cell IPython cannot
+    read is left out."""
+    notebook = read_notebook_json(data)
+    reader = _IPythonReader()
+    labels = dict(cell_labels(data))
+    found = []
+    for number, cell in enumerate(notebook["cells"], start=1):
+        if cell["cell_type"] != "code":
+            continue
+        meta = cell.get("metadata", {}).get("nbgrader") or {}
+        text = _cell_source(number, cell)
+        if meta.get("grade") is True or cell.get("id") == CHECK_CELL or "check_my_tests(" in text:
+            continue
+        try:
+            python = reader.transform(text, number)
+        except _CellError:
+            continue
+        found.append(CodeCell(labels.get(number, f"cell {number}"), python))
+    return found
 
 
 def _origin_notes(graded: list[tuple[int, list[_Piece]]], added: set[int]) -> list[str]:

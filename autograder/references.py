@@ -23,7 +23,7 @@ from .assignments import Assignment, instructor_dir
 from .notebook import notebook_code
 from .submission import Submission
 
-__all__ = ["for_function_api", "reference_submission", "release_notebook", "starter_submission"]
+__all__ = ["for_function_api", "model_answer", "reference_submission", "release_notebook", "starter_submission"]
 
 #: The line of the function-API reference that names the visibility key and its meaning.
 KEY_LINE = 'KEY, SHOWN = "visible", True'
@@ -54,6 +54,13 @@ def reference_submission(assignment: Assignment) -> Submission:
         if assignment.api:
             source = for_function_api(source, function_api(assignment.api))
         return Submission("reference", path, source=source, filename=path.name, kind="python")
+    return _from_notebook("reference", assignment.notebook_path.read_bytes(), assignment)
+
+
+def model_answer(assignment: Assignment) -> Submission:
+    """The source notebook as a student who copied every solution cell would hand it in, the
+    cells with the student's own tests included: what ``autograder check`` proves scores full
+    marks on the course's scale. For a step whose reference is a notebook, its reference."""
     return _from_notebook("reference", assignment.notebook_path.read_bytes(), assignment)
 
 

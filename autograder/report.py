@@ -69,6 +69,8 @@ __all__ = [
     "make_results_dir",
     "set_modes",
     "write_results_file",
+    "write_gradebook_totals",
+    "GRADEBOOK_RECORD",
     "page_mode",
 ]
 
@@ -81,6 +83,9 @@ STUDENTS = "students"
 BATCH_RECORD = ".batch.json"
 #: The page ``autograder report`` writes in a results folder (see :mod:`autograder.batch_report`).
 PAGE = "report.html"
+#: Each student's total as nbgrader's gradebook counts it, written when the grade was recorded
+#: there (see :mod:`autograder.gradebook`), for the report and the class page.
+GRADEBOOK_RECORD = "nbgrader-totals.json"
 #: Folder and file modes of what the grader writes: its owner only, or its owner and group.
 PRIVATE_MODES = (0o700, 0o600)
 GROUP_MODES = (0o750, 0o640)
@@ -142,16 +147,22 @@ def _extra_data(report: GradeReport) -> dict:
         "file": report.file,
         "submitted_at": report.submitted_at,
         "late_by": report.late_by,
+        "late": report.late,
         "penalty": report.penalty,
+        "name": report.assignment_name or report.assignment,
+        "refused": report.refused,
     }
 
 
-def _late_sentence(report: GradeReport) -> str:
-    """One sentence on lateness and its penalty, or "" when on time."""
+def _late_sentence(report: GradeReport, points: bool = True) -> str:
+    """One sentence on lateness and its penalty (without the points taken unless ``points``), or
+    "" when on time."""
     if report.late_by <= 0:
         return ""
     text = f"Submitted {late_words(report.late_by)} after the due date"
-    if report.penalty > 0:
+    if not report.late:
+        return text + ", within the grace period."
+    if report.penalty > 0 and points:
         return text + f": the late policy took off {_points(report.penalty)} point(s)."
     return text + "."
 
@@ -203,24 +214,30 @@ def gradescope_results(report: GradeReport) -> dict:
             "extra_data": _extra_data(report),
         }
     score = report.score or 0.0
-    output = f"{report.assignment}: {_points(score)} / {_points(report.max_score)} points."
-    if report.problem:
+    shown = report.visibility == "visible"  # Gradescope shows the output at once: no score in it otherwise
+    if shown:
+        output = f"{report.assignment}: {_points(score)} / {_points(report.max_score)} points."
+    else:
+        output = f"{report.assignment}: graded; {_WHEN_SHOWN.get(report.visibility, _WHEN_SHOWN['hidden'])}."
+    if report.refused:
+        output += f" {_refused_sentence(report)}"
+    elif report.problem:
         problem = _visible(report.problem)
         output += f" {problem}" + ("" if problem.endswith((".", "!", "?")) else ".")  # a sentence of its own
     output += f" {_visible(report.submission)}"
     for note in report.notes:
         output += f" {_visible(note)}"
-    late = _late_sentence(report)
+    late = _late_sentence(report, points=shown)
     if late:
         output += f" {late}"
-    likely = misconception_line(report.misconception)
+    likely = misconception_line(report.misconception) if shown else ""
     if likely:
         output += f" {_visible(likely)}"
     return {
         "score": score,
         "execution_time": report.execution_time,
         "output": output,
-        "visibility": "visible",
+        "visibility": report.visibility,
         "stdout_visibility": "hidden",
         "tests": [
             {
@@ -236,6 +253,23 @@ def gradescope_results(report: GradeReport) -> dict:
         ],
         "extra_data": _extra_data(report),
     }
+
+
+#: When Gradescope shows a result whose visibility is not "visible", in the student's words.
+_WHEN_SHOWN = {
+    "after_due_date": "your score and the tests' results are shown after the due date",
+    "after_published": "your score and the tests' results are shown when your instructor publishes the grades",
+    "hidden": "your score and the tests' results are not shown to you here",
+}
+
+
+def _refused_sentence(report: GradeReport) -> str:
+    """What a student whose file the import rule refused is told, in plain words."""
+    return (
+        f"Your file scores 0 in every test, your own tests included: {_visible(report.refused)}. "
+        "This course does not accept a file with an import the assignment does not allow; remove it "
+        "and hand the file in again."
+    )
 
 
 def feedback_text(report: GradeReport) -> str:
@@ -260,9 +294,11 @@ def feedback_text(report: GradeReport) -> str:
         f"Score: {_points(report.score or 0.0)} / {_points(report.max_score)}",
         "",
     ]
-    if report.problem:
+    if report.refused:
+        lines += [_refused_sentence(report), ""]
+    elif report.problem:
         first, *more = report.problem.split("\n")
-        lines += [f"Your submission could not be graded: {_visible(first)}"]
+        lines += [f"Your code did not load: {_visible(first)}"]
         lines += [f"    {_visible(line)}" for line in more] + [""]
     lines += [
         f"Graded in {report.execution_time:.1f} s (random cases drawn from seed {report.seed}).",
@@ -505,6 +541,25 @@ def write_results_file(path: Path, data: bytes, mode: int) -> None:
         _write_file(folder, path.name, data, mode)
     finally:
         os.close(folder)
+
+
+def write_gradebook_totals(
+    results_dir: Path, assignment: str, totals: dict[str, dict[str, float]], *, group_readable: bool = False
+) -> None:
+    """Record, beside ``students/``, each student's total in nbgrader's gradebook as just recorded
+    (``raw_score``, ``late_penalty``, ``score``, ``max_score``, by the kit's student id): what
+    ``nbgrader export`` writes for them, which the report and the class page show beside the kit's
+    grade. Students recorded before and not now keep their line."""
+    path = Path(results_dir) / GRADEBOOK_RECORD
+    record: dict = {}
+    with contextlib.suppress(OSError, ValueError):
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+        record = loaded if isinstance(loaded, dict) and loaded.get("assignment") == assignment else {}
+    earlier = record.get("students")
+    students: dict = earlier if isinstance(earlier, dict) else {}
+    record = {"assignment": assignment, "students": {**students, **totals}}
+    data = (json.dumps(record, indent=2, sort_keys=True) + "\n").encode("utf-8")
+    write_results_file(path, data, results_modes(group_readable)[1])
 
 
 def page_mode(*results_dirs: Path) -> int:

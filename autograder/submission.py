@@ -9,6 +9,7 @@ batch.
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import io
 import os
@@ -20,12 +21,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from minesweeper_kit.owntests.source import CodeCell
+
 from .nofollow import LinkInPath, open_nofollow
-from .notebook import CourseCells, cell_labels, notebook_code
+from .notebook import CourseCells, cell_labels, notebook_code, test_cells
 
 __all__ = [
     "Submission",
     "read_submission",
+    "read_capped",
     "python_syntax_problem",
     "refused_link",
     "MAX_FILE_BYTES",
@@ -70,6 +74,8 @@ class Submission:
     #: how feedback names each cell: (cell, "Exercise 1.4" or its first line), see ``cell_labels``
     cell_labels: list[tuple[int, str]] = field(default_factory=list)
     source_file: str = ""  #: the graded file's name ("" when there was none)
+    #: a notebook's cells its own tests are read from (``notebook.test_cells``)
+    test_cells: list[CodeCell] = field(default_factory=list)
     sha256: str = ""  #: SHA-256 of the bytes read ("" when none were)
 
     @property
@@ -142,7 +148,7 @@ def refused_link(problem: str | None) -> bool:
     return problem is not None and problem.endswith(tuple(_LINK_ADVICE.format(w) for w in ("file", "folder")))
 
 
-def _read_capped(path: Path) -> tuple[bytes, str | None]:
+def read_capped(path: Path) -> tuple[bytes, str | None]:
     """The file's bytes, or why they were not read: never through a link (no component of its path
     may be one, see :mod:`autograder.nofollow`; :class:`LinkInPath` is raised), never a device or a
     pipe, and never more than :data:`MAX_FILE_BYTES` (a larger file is refused before it is read
@@ -224,7 +230,7 @@ def read_submission(
         submission.filename = "submission.py"
     try:
         try:
-            data, problem = _read_capped(path)
+            data, problem = read_capped(path)
         except LinkInPath as found:  # nothing was read: the feedback says no file was
             submission.problem, submission.source_file = _link_problem(path, found.link), ""
             return submission
@@ -243,6 +249,7 @@ def read_submission(
             code = notebook_code(data, keep_import, course_cells)
             submission.source, submission.cells_used, submission.selection, submission.notes, submission.line_map = code
             submission.cell_labels = cell_labels(data)
+            submission.test_cells = test_cells(data)
             if not submission.source.strip():
                 submission.problem = "the notebook has no code to grade (no code cells with definitions)"
     except ValueError as error:
@@ -253,6 +260,9 @@ def read_submission(
         submission.problem = f"the file could not be read ({type(error).__name__}: {str(error)[:200]})"
     if submission.problem:
         submission.source, submission.line_map, submission.cell_labels = "", [], []
+        if submission.kind == "notebook" and not submission.test_cells and submission.sha256:
+            with contextlib.suppress(Exception):  # a notebook whose code does not load may still hold tests
+                submission.test_cells = test_cells(data)
     return submission
 
 

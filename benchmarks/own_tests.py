@@ -1,16 +1,25 @@
-"""Own tests: what grading a student's own tests adds to a whole `autograder grade` of a hypermines submission.
+"""Own tests: what grading a student's own tests costs, against what the tests take to run on their own.
 
-The submission is the hypermines reference as ``lab.py`` with a typical ``test.py`` beside it: a
-``TestTiny`` class of five small tests (a 1-D, a 2-D and a 3-D game each dug twice with different
-results, a render and a won 3-D game), all valid, meeting the step's requirement. Each pair grades
-it twice through the real command with the same seed, once as the kit does by default (own tests
-graded) and once with a ``course.toml`` that turns them off (``[assignments.hypermines]``,
-``own_tests = false``, passed with ``--course``), the order alternating from pair to pair so that a
-noisy moment hits both alike; the figures are medians over the pairs.
+Two suites of a hypermines ``test.py`` (a ``TestTiny`` class, all tests valid, the step's
+requirement met), beside the hypermines reference as ``lab.py``:
 
-The own-tests part alone is read from each graded-on run's report (the ``seconds`` of its own-tests
-summary, in ``.report.json``) and measured once more directly: ``own_tests.grade_own_tests`` on the
-same tests, several times in one fresh process.
+* *typical*: five small tests (1-D, 2-D and 3-D games each dug twice with different results, a
+  render, a won 3-D game), which run in a few milliseconds;
+* *heavy*: the same five and three that make the implementation work (a 4-D flood of 4,094
+  cells, a 4-D game's numbers and render, a 5-D flood of 3,124 cells and its renders).
+
+For each suite:
+
+* **own run time**: the suite run by pytest in one process against ``lab.py``, as a student runs
+  it (``pytest.main`` timed, pytest's own import left out), CPU and wall;
+* **grading cost**: ``own_tests.grade_own_tests`` on the same tests in a fresh process, as a
+  grade's worker calls it, CPU (the grading process's and every sandbox's it started) and wall.
+
+Each is measured on this tree ("after") and on a tree of an earlier commit ("before", by default
+the last one with the earlier runner: one tests' sandbox per implementation, each test run once),
+the runs of the two trees alternating; medians. The typical suite's cost is the fixed start (its
+own run time is next to nothing); what the heavy suite costs more than the typical one, divided by
+what it takes more to run on its own, is the cost per second of the tests' own run time.
 """
 
 from __future__ import annotations
@@ -22,18 +31,20 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
-import time
+from io import BytesIO
 from pathlib import Path
-from typing import Any
 
 from .report import machine, write_section
 
 SEED = 4
-STUDENT = "ann"
+ROOT = Path(__file__).resolve().parent.parent
 
-#: A typical student's test.py: five TestTiny tests, valid on every correct implementation.
-TEST_PY = """\
+#: The last commit whose runner started one tests' sandbox per implementation and ran each test once.
+BEFORE = "6dca0f5"
+
+TYPICAL = """\
 import unittest
 
 import lab
@@ -70,171 +81,191 @@ class TestTiny(unittest.TestCase):
         game = lab.HyperMinesGame([1, 1, 3], [[0, 0, 0]])
         self.assertEqual(game.dig([0, 0, 2]), 2)
         self.assertEqual(game.state, "victory")
-
-
-if __name__ == "__main__":
-    unittest.main()
 """
-TESTS = 5
 
-#: The course setting that turns the own tests off.
-COURSE_OFF = "[assignments.hypermines]\nown_tests = false\n"
+HEAVY = (
+    TYPICAL
+    + """
+    def test_4d_flood_wins(self):
+        game = lab.HyperMinesGame([8, 8, 8, 8], [[0, 0, 0, 0], [7, 7, 7, 7]])
+        self.assertEqual(game.dig([4, 4, 4, 4]), 4094)
+        self.assertEqual(game.state, "victory")
 
+    def test_4d_numbers_then_a_bomb(self):
+        game = lab.HyperMinesGame([8, 8, 8, 8], [[0, 0, 0, 0]])
+        self.assertEqual(game.dig([1, 1, 1, 1]), 1)
+        self.assertEqual(game.render()[1][1][1][1], "1")
+        self.assertEqual(game.dig([0, 0, 0, 0]), 1)
+        self.assertEqual(game.state, "defeat")
 
-def _grade(base: Path, own_tests: bool) -> tuple[float, dict[str, Any]]:
-    """Wall seconds of one whole `autograder grade` of the student folder, and its report. The
-    command runs in ``base``, which holds no course.toml, so "on" is the kit's default."""
-    results = base / "results"
-    shutil.rmtree(results, ignore_errors=True)
-    command = [
-        sys.executable,
-        "-m",
-        "autograder.cli",
-        "grade",
-        "--assignment",
-        "hypermines",
-        str(base / STUDENT),
-        "--results-dir",
-        str(results),
-        "--seed",
-        str(SEED),
-        "--no-progress",
-        "-j",
-        "1",
-    ]
-    if not own_tests:
-        command += ["--course", str(base / "off.toml")]
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    started = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, cwd=base, env=env, timeout=900)
-    seconds = time.perf_counter() - started
-    assert done.returncode == 0 and "20/20" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]
-    report = json.loads((results / "students" / STUDENT / ".report.json").read_text())
-    own = report.get("own_tests") or {}
-    if own_tests:
-        assert own.get("valid") == TESTS and not own.get("unmet") and not own.get("problem"), own
-    else:
-        assert not own and all(t.get("id") != "own_tests" for t in report["tests"]), report["tests"][-1]
-    return seconds, report
+    def test_5d_flood_then_render(self):
+        game = lab.HyperMinesGame([5, 5, 5, 5, 5], [[0, 0, 0, 0, 0]])
+        self.assertEqual(game.dig([4, 4, 4, 4, 4]), 3124)
+        self.assertEqual(game.render()[0][0][0][0][0], "_")
+        self.assertEqual(game.render(True)[0][0][0][0][0], ".")
+"""
+)
 
+SUITES = {"typical": (TYPICAL, 5), "heavy": (HEAVY, 8)}
 
-#: Times ``grade_own_tests`` on the student folder's tests (argv: folder, seed, repeats) in a fresh
-#: process, as a grade's worker would call it; prints the times and what the last run found.
-DIRECT = r"""
+#: The suite run by pytest in this process, as a student runs it (argv: folder, repeats).
+OWN = r"""
+import json, os, sys, time
+os.chdir(sys.argv[1])
+sys.path.insert(0, sys.argv[1])
+import pytest
+walls, cpus = [], []
+for _ in range(int(sys.argv[2])):
+    wall, cpu = time.perf_counter(), time.process_time()
+    code = pytest.main(["-q", "-p", "no:cacheprovider", "test.py"])
+    walls.append(time.perf_counter() - wall)
+    cpus.append(time.process_time() - cpu)
+    assert code == 0, code
+print(json.dumps({"wall": walls, "cpu": cpus}))
+"""
+
+#: ``grade_own_tests`` on the folder's tests, as a grade's worker calls it (argv: folder, seed),
+#: with the CPU of every sandbox it started added up as each closes.
+GRADE = r"""
 import json, sys, time
 from pathlib import Path
+from minesweeper_kit.sandbox import parent
+
+sandboxes = [0.0]
+close = parent.Sandbox.close
+def counted(self):
+    sandboxes[0] += self.cpu_seconds()
+    return close(self)
+parent.Sandbox.close = counted
+
 from autograder.assignments import get_assignment
 from autograder.own_tests import grade_own_tests, tests_source
 
 assignment = get_assignment("hypermines")
 lab = Path(sys.argv[1]) / "lab.py"
 tests = tests_source(assignment, lab.read_text(), lab)
-assert tests is not None and tests.origin == "test.py", tests
-times, result = [], None
-for _ in range(int(sys.argv[3])):
-    started = time.perf_counter()
-    result = grade_own_tests(assignment, tests, seed=int(sys.argv[2]))
-    times.append(time.perf_counter() - started)
-assert result is not None and not result.unmet, result.feedback()
-print(json.dumps({"times": times, "valid": len(result.valid), "caught": len(result.caught)}))
+wall, cpu = time.perf_counter(), time.process_time()
+result = grade_own_tests(assignment, tests, seed=int(sys.argv[2]))
+wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+assert not result.unmet and not result.problem, result.feedback()
+print(json.dumps({"wall": wall, "cpu": cpu + sandboxes[0], "valid": len(result.valid), "caught": len(result.caught),
+                  "chaffs": len(result.chaffs)}))
 """
 
 
-def _direct(base: Path, repeats: int) -> tuple[list[float], int, int]:
-    """Wall seconds of ``grade_own_tests`` on the same tests, ``repeats`` times in one fresh process
-    (the implementations read from the instructor folder each time, as in a grade), and what it
-    found (valid tests, chaffs caught) on the last run."""
-    command = [sys.executable, "-c", DIRECT, str(base / STUDENT), str(SEED), str(repeats)]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=base, timeout=900)
+def _tree(revision: str, into: Path) -> Path | None:
+    """The files of ``revision`` of this repository, written under ``into``; None when git cannot
+    give them (a copy without the history)."""
+    done = subprocess.run(["git", "archive", revision], cwd=ROOT, capture_output=True, timeout=300)
+    if done.returncode != 0:
+        return None
+    with tarfile.open(fileobj=BytesIO(done.stdout)) as archive:
+        archive.extractall(into, filter="data")
+    return into
+
+
+def _run(script: str, tree: Path, *args: str) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(tree), PYTHONDONTWRITEBYTECODE="1")
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args], capture_output=True, text=True, cwd=tree, env=env, timeout=1800
+    )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
-    found = json.loads(done.stdout.strip().splitlines()[-1])
-    assert found["valid"] == TESTS, found
-    return [float(x) for x in found["times"]], int(found["valid"]), int(found["caught"])
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pairs", type=int, default=6, help="on/off pairs (median; at least 5)")
-    parser.add_argument("--direct", type=int, default=5, help="direct runs of grade_own_tests (median)")
+    parser.add_argument("--runs", type=int, default=5, help="grading runs per suite and tree (median; at least 3)")
+    parser.add_argument("--before", default=BEFORE, help="the earlier commit to compare with ('' for none)")
     parser.add_argument("--no-write", action="store_true", help="print, do not rewrite BENCHMARKS.md")
     args = parser.parse_args(argv)
-    if args.pairs < 5:
-        parser.error("--pairs must be at least 5")
+    if args.runs < 3:
+        parser.error("--runs must be at least 3")
 
     from autograder.assignments import get_assignment, instructor_dir
-    from autograder.own_tests import implementations
     from minesweeper_kit.sandbox import status
 
     med = statistics.median
     loads = [os.getloadavg()[0]]
+    own: dict[str, dict[str, float]] = {}
+    cost: dict[tuple[str, str], dict[str, float]] = {}
+    found: dict[tuple[str, str], dict] = {}
     with tempfile.TemporaryDirectory() as temp:
         base = Path(temp)
-        folder = base / STUDENT
-        folder.mkdir()
-        assignment = get_assignment("hypermines")
-        reference = instructor_dir() / "reference" / (assignment.reference_file or "hypermines.py")
-        shutil.copyfile(reference, folder / "lab.py")
-        (folder / "test.py").write_text(TEST_PY)
-        (base / "off.toml").write_text(COURSE_OFF)
-        library = implementations(assignment)
-        wheats = sum(1 for i in library if i.correct)
-        chaffs = len(library) - wheats
+        trees = {"after": ROOT}
+        if args.before:
+            before = _tree(args.before, base / "before")
+            if before is not None:
+                trees["before"] = before
+        reference = instructor_dir() / "reference" / (get_assignment("hypermines").reference_file or "hypermines.py")
+        for suite, (text, _count) in SUITES.items():
+            folder = base / suite
+            folder.mkdir()
+            shutil.copyfile(reference, folder / "lab.py")
+            (folder / "test.py").write_text(text)
+            times = _run(OWN, ROOT, str(folder), str(args.runs))
+            own[suite] = {"wall": med(times["wall"]), "cpu": med(times["cpu"])}
+            runs: dict[str, list[dict]] = {name: [] for name in trees}
+            for index in range(args.runs):
+                order = list(trees) if index % 2 == 0 else list(reversed(trees))
+                for name in order:
+                    runs[name].append(_run(GRADE, trees[name], str(folder), str(SEED)))
+                loads.append(os.getloadavg()[0])
+            for name, measured in runs.items():
+                cost[suite, name] = {key: med(m[key] for m in measured) for key in ("wall", "cpu")}
+                found[suite, name] = measured[-1]
+                assert name == "before" or measured[-1]["valid"] == SUITES[suite][1], measured[-1]
 
-        wall: dict[str, list[float]] = {"on": [], "off": []}
-        reported: dict[str, list[float]] = {"on": [], "off": []}
-        own_seconds: list[float] = []
-        for index in range(args.pairs):
-            order = ("on", "off") if index % 2 == 0 else ("off", "on")
-            for mode in order:
-                seconds, report = _grade(base, mode == "on")
-                wall[mode].append(seconds)
-                reported[mode].append(float(report["execution_time"]))
-                if mode == "on" and "seconds" in (report.get("own_tests") or {}):
-                    own_seconds.append(float(report["own_tests"]["seconds"]))
-            loads.append(os.getloadavg()[0])
-        direct, valid, caught = _direct(base, args.direct)
-        loads.append(os.getloadavg()[0])
-
-    on, off = med(wall["on"]), med(wall["off"])
-    rep_on, rep_off = med(reported["on"]), med(reported["off"])
     lines = [
         "## Own tests",
         "",
         f"Machine: {machine()}. Isolation here: {status().mode}. The machine is shared: load average "
         f"{med(loads):.1f} (from {min(loads):.1f} to {max(loads):.1f}) on {os.cpu_count()} cores during the run, "
-        "so the figures carry other people's work too; the pairs alternate so that it falls on both columns alike.",
+        "so wall times carry other people's work too; CPU times much less.",
         "",
-        f"`benchmarks/own_tests.py`: a whole `autograder grade --assignment hypermines` (seed {SEED}, one worker) of "
-        f"the hypermines reference as `lab.py` with a `test.py` of {TESTS} `TestTiny` tests beside it (1-D, 2-D "
-        f"and 3-D games each dug twice with different results, a render, a won game; all valid, requirement met), "
-        f"with its own tests graded (the default) and turned off (`--course` with `[assignments.hypermines]` "
-        f"`own_tests = false`), in {args.pairs} pairs whose order alternates; medians. The tests run against "
-        f"{wheats} correct implementations and {chaffs} planted bugs, each in a sandbox of its own.",
+        "`benchmarks/own_tests.py`: a hypermines `test.py` (`TestTiny`, every test valid, the requirement met) "
+        "beside the reference as `lab.py`. *Typical*: five small tests (1-D, 2-D and 3-D games each dug twice, "
+        "a render, a won game). *Heavy*: the same and three that make the implementation work (4-D floods of "
+        "4,094 cells, a 4-D game's render, a 5-D flood of 3,124 cells and its renders). *Own run time*: the "
+        "suite run by pytest against `lab.py` in one process (`pytest.main` timed). *Grading cost*: "
+        "`own_tests.grade_own_tests` in a fresh process, CPU of the process and of every sandbox it started. "
+        f"Medians of {args.runs} runs each; the trees' runs alternate.",
         "",
-        "| grading | median wall | median `execution_time` in the report |",
-        "|---|---:|---:|",
-        f"| own tests off (implementation only) | {off:.2f} s | {rep_off:.2f} s |",
-        f"| own tests on (the default) | {on:.2f} s | {rep_on:.2f} s |",
-        f"| added by the own tests | {on - off:+.2f} s | {rep_on - rep_off:+.2f} s |",
-        f"| ratio on / off | {on / off:.2f} | {rep_on / rep_off:.2f} |",
-        "",
+        "| suite | own run time (CPU / wall) | tree | grading cost (CPU / wall) | tests valid | planted bugs caught |",
+        "|---|---:|---|---:|---:|---:|",
     ]
-    if own_seconds:
+    for suite in SUITES:
+        for name in trees:
+            label = "this tree" if name == "after" else f"before ({args.before})"
+            got = found[suite, name]
+            lines.append(
+                f"| {suite} | {own[suite]['cpu']:.2f} s / {own[suite]['wall']:.2f} s | {label} | "
+                f"{cost[suite, name]['cpu']:.2f} s / {cost[suite, name]['wall']:.2f} s | {got['valid']} | "
+                f"{got['caught']} of {got['chaffs']} |"
+            )
+    lines.append("")
+    for name in trees:
+        label = "This tree" if name == "after" else f"Before ({args.before})"
+        extra = {key: cost["heavy", name][key] - cost["typical", name][key] for key in ("cpu", "wall")}
+        more = {key: own["heavy"][key] - own["typical"][key] for key in ("cpu", "wall")}
         lines.append(
-            f"The own-tests part alone, as each graded-on run's report gives it (the `seconds` of its "
-            f"own-tests summary): median {med(own_seconds):.2f} s (from {min(own_seconds):.2f} to "
-            f"{max(own_seconds):.2f} s), {med(own_seconds) / rep_on:.0%} of that run's `execution_time`."
+            f"{label}: a fixed start of {cost['typical', name]['cpu']:.1f} s CPU "
+            f"({cost['typical', name]['wall']:.1f} s wall), the typical suite's cost; the heavy suite's three "
+            f"tests add {extra['cpu']:.1f} s CPU ({extra['wall']:.1f} s wall) to it for {more['cpu']:.2f} s CPU "
+            f"({more['wall']:.2f} s wall) of their own: {extra['cpu'] / more['cpu']:.1f} times their own run time "
+            f"in CPU, {extra['wall'] / more['wall']:.1f} times in wall time."
         )
-    else:
-        lines.append("The reports give no `seconds` for the own-tests part; see the direct measure below.")
+        lines.append("")
     lines += [
+        "Where a heavy test's cost goes on this tree: one run on the reference and one on the other correct "
+        "implementation (their second and third runs are answered from the first, the implementations' work not "
+        "done again), then, for each planted bug, a replay of the tests in their order until one catches it (a "
+        "replay stops at the bug's first different answer, and the run that confirms the catch starts from what the "
+        "replay was told). A planted bug no test catches is replayed on every test, its heavy calls included: "
+        "that, not the sandboxes, is what the heavy tests cost beyond twice their own run time, and it grows with "
+        "the planted bugs the suite misses. The fixed start is a tests' sandbox (with pytest) per correct "
+        "implementation and per bug a test answers otherwise, 0.2 s of CPU each.",
         "",
-        f"`own_tests.grade_own_tests` called directly on the same tests, {args.direct} times in one fresh process: "
-        f"median "
-        f"{med(direct):.2f} s (from {min(direct):.2f} to {max(direct):.2f} s); {valid} of {TESTS} tests valid, "
-        f"{caught} of {chaffs} planted bugs caught. Per implementation that is "
-        f"{med(direct) / (wheats + chaffs) * 1000:.0f} ms: a tests' sandbox started, the tests listed and run, "
-        "their calls answered by the implementations' sandbox.",
     ]
     body = "\n".join(lines)
     print(body)

@@ -51,8 +51,19 @@ c.CourseDirectory.root = {root!r}
 # What replaces a solution region in the student version.
 c.ClearSolutions.code_stub = {{"python": "# YOUR CODE HERE\\nraise NotImplementedError()"}}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
-# `nbgrader autograde` runs whole notebooks: the bots step plays a few hundred games in one cell.
+# `nbgrader autograde` runs whole notebooks: the bots step plays a few hundred games in one cell,
+# so a cell may run for up to 180 s; the whole notebook has one budget of 300 s (after it, 5 s a
+# cell), so a function that loops for ever costs that budget once, not 180 s in every cell that
+# calls it (minesweeper_kit/notebook_budget.py).
 c.Execute.timeout = 180
+try:
+    from minesweeper_kit.notebook_budget import autograde_preprocessors
+except ImportError:  # nbgrader run where the kit is not installed: nbgrader's own Execute, 180 s a cell
+    print("nbgrader_config.py: minesweeper_kit is not installed here: no notebook budget (180 s a cell)")
+else:
+    c.Autograde.autograde_preprocessors = autograde_preprocessors()
+c.BudgetedExecute.notebook_timeout = 300
+c.BudgetedExecute.spent_timeout = 5
 """
 
 

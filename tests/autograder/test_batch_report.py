@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -184,7 +185,7 @@ def graded(student: str, outcomes: list[str | None], *, assignment: str = "hyper
     earned = sum(t.score for t in tests)
     return GradeReport(student, assignment, max(0.0, earned - penalty), 10.0, seconds, seed, tests,
                        submission=f"Graded file {Path(file).name}.", problem=problem, file=file,
-                       submitted_at=submitted_at, late_by=late_by, penalty=penalty)
+                       submitted_at=submitted_at, late_by=late_by, late=late_by > 0, penalty=penalty)
 
 
 def not_graded(student: str, assignment: str = "hypermines") -> GradeReport:
@@ -401,7 +402,7 @@ def test_student_made_text_stays_escaped_in_every_new_cell(tmp_path):
     html = write_report(root)[0].read_text()
     assert hostile not in html and "<script>alert" not in html and "<script>x()" not in html
     assert "&lt;img src=x onerror=alert(1)&gt;" in html
-    assert "&lt;script&gt;alert(&quot;f&quot;)&lt;/script&gt;.py" in html
+    assert "&lt;script&gt;alert(&#34;f&#34;)&lt;/script&gt;.py" in html  # markupsafe writes " as &#34;
     assert html.count("<script") == 1
     names = [row["student"] for row in table_rows(html, "students")]
     assert sorted(names) == sorted([hostile, "</td><script>x()</script>"])
@@ -584,3 +585,49 @@ def test_no_own_tests_no_planted_bugs_section(hypermines):
     html = page.read_text()
     assert "misconceptions" not in Tables(html).tables and "Planted bugs" not in html
     assert "Planted bugs" not in terminal_summary(summary)
+
+
+# ---------------------------------------------------------------------- the course's names, scale, grace, nbgrader
+def test_the_class_page_says_the_course_names_the_scale_the_grace_and_nbgraders_totals(tmp_path):
+    """Results graded under a course file: the columns carry the course's names (the kit's id beside
+    them), a maximum of 24 is shown as 24, a student inside the grace period is not marked late,
+    and where the grades were recorded in nbgrader the page shows nbgrader's totals beside the
+    kit's, with why they differ."""
+    from autograder.batch_report import write_class_report
+    from autograder.report import write_gradebook_totals
+
+    def on_scale(report: GradeReport) -> GradeReport:
+        report.assignment_name, report.max_score = "ps4-mines", 24.0
+        return report
+
+    ada = on_scale(graded("ada", [None, None, None], late_by=600.0))  # 10 min late, inside a 30 min grace
+    ada.late, ada.score = False, 24.0
+    bo = on_scale(graded("bo", [None, "dig is wrong", None], late_by=90000.0, penalty=2.0))
+    hypermines = write_batch(tmp_path / "class" / "hypermines", [ada, bo, on_scale(not_submitted("cy"))])
+    flood = write_batch(tmp_path / "class" / "flood-fill", [graded("ada", [None, None, None], assignment="flood-fill")])
+    write_gradebook_totals(hypermines, "ps4-mines", {
+        "ada": {"raw_score": 44.0, "late_penalty": 0.0, "score": 44.0, "max_score": 44.0},
+        "bo": {"raw_score": 30.0, "late_penalty": 8.8, "score": 21.2, "max_score": 44.0}})
+    page, batches = write_class_report([hypermines, flood])
+    html = page.read_text()
+    assert [b.name for b in batches] == ["ps4-mines (hypermines)", "flood-fill"]
+    rows = {row["student"]: row for row in table_rows(html, "class")}
+    assert list(table_rows(html, "class")[0]) == ["student", "ps4-mines (hypermines)", "flood-fill", "total", "%",
+                                                   "nbgrader total", "nbgrader %", "notes"]
+    assert rows["ada"]["ps4-mines (hypermines)"] == "24 / 24"  # inside the grace: not marked late
+    assert rows["bo"]["ps4-mines (hypermines)"] == "5 / 24 late"
+    assert rows["cy"]["ps4-mines (hypermines)"] == "not submitted"
+    assert (rows["ada"]["total"], rows["ada"]["%"]) == ("34 / 34", "100%")
+    # nbgrader's totals: ps4-mines only (flood-fill was not recorded in a gradebook); cy counts 0 of 44.
+    assert [(rows[s]["nbgrader total"], rows[s]["nbgrader %"]) for s in ("ada", "bo", "cy")] == [
+        ("44 / 44", "100%"), ("21.2 / 44", "48%"), ("0 / 44", "0%")]
+    assert "nbgrader's counts the visible tests it grades too" in unescape(html)
+    summary = {row["assignment"]: row for row in table_rows(html, "assignments")}
+    assert summary["ps4-mines (hypermines)"]["out of"] == "24"
+    own_page = (hypermines / "report.html").read_text()
+    students = {row["student"]: row for row in table_rows(own_page, "students")}
+    assert students["ada"]["late by"] == "10 min, within the grace" and students["bo"]["late by"] == "1 day 1 h"
+    assert students["bo"]["nbgrader"] == "21.2 / 44" and students["cy"]["nbgrader"] == "—"
+    assert "Batch report: ps4-mines (hypermines)" in own_page and "out of 24 points" in own_page
+    text = terminal_summary(summarize(read_batch(hypermines)))
+    assert "submission(s) of ps4-mines (hypermines)" in text and "Late: 1 " in text

@@ -241,6 +241,8 @@ def test_autograder_check_validates_the_course_file(tmp_path):
         ("due = 2026-11-20T12:00:00\n", "due needs a time zone"),
         ("[assignments.bots]\nname = 'x'\n[assignments.hypermines]\nname = 'x'\n", "share the name 'x'"),
         ("[late]\npenalty_per_day = 2\n", "at most 1"),
+        ("[assignments.hypermines]\npoints = 12.34567\n", "points has at most 4 decimal places"),
+        ("[assignments.bots]\nown_tests_points = 3\n", "the bots step asks for no tests of the students' own"),
         ("[assignments.hypermines\n", "not valid TOML"),
     ]:
         bad = tmp_path / "bad.toml"
@@ -316,3 +318,64 @@ def test_ctrl_c_keeps_the_finished_results_and_a_resume_keeps_the_seed(tmp_path,
                  "--csv", str(gradebook), "--seed", str(seed + 1), "--force", "--no-progress", "-j", "2")
     assert forced.returncode == 0, forced.stderr
     assert {row["seed"] for row in csv.DictReader(gradebook.open())} == {str(seed + 1)}
+
+
+# ---------------------------------------------------------------------- a renamed notebook in an nbgrader course
+def test_a_renamed_notebook_is_copied_where_nbgrader_reads_it_and_never_through_a_link(tmp_path, reference_source):
+    """In an nbgrader course, a student's only notebook under another name is copied beside it under
+    the release's name (nbgrader's autograde skips a notebook it does not know), the original kept,
+    and the copy is what is graded, with a note; outside a course, with `--no-gradebook`, or where
+    something already has the release's name (a link), nothing is written."""
+    from autograder.gradebook import place_for_nbgrader
+
+    course = tmp_path / "course"
+    (course / "nbgrader_config.py").parent.mkdir()
+    (course / "nbgrader_config.py").write_text("c = get_config()\n")
+    folder = course / "submitted" / "ada" / "hypermines"
+    folder.mkdir(parents=True)
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(reference_source)])
+    nbformat.write(notebook, folder / "04-nd-dig (1).ipynb")
+    layout = get_assignment("hypermines").layout()
+
+    done = run("grade", "--assignment", "hypermines", str(course), "--results-dir", str(tmp_path / "kept"),
+               "--no-progress", "--no-gradebook", "--seed", "2")
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in folder.iterdir()) == ["04-nd-dig (1).ipynb"], "--no-gradebook: no copy"
+
+    (entry,) = discover([course], layout)
+    assert entry.file == folder / "04-nd-dig (1).ipynb"
+    placed = place_for_nbgrader(entry, "04-nd-dig.ipynb")
+    assert placed.file == folder / "04-nd-dig.ipynb" and placed.student == "ada"
+    assert placed.file.read_bytes() == (folder / "04-nd-dig (1).ipynb").read_bytes()
+    assert "Your notebook is named 04-nd-dig (1).ipynb; nbgrader grades only 04-nd-dig.ipynb" in placed.note
+    assert place_for_nbgrader(placed, "04-nd-dig.ipynb") == placed
+    (again,) = discover([course], layout)  # the next run finds the release's name itself
+    assert again.file == folder / "04-nd-dig.ipynb" and again.note == ""
+
+    # A link at the release's name is never written through: the student keeps their file, is told.
+    (folder / "04-nd-dig.ipynb").unlink()
+    target = tmp_path / "instructor-only.ipynb"
+    target.write_text("not the student's")
+    (folder / "04-nd-dig.ipynb").symlink_to(target)
+    refused = place_for_nbgrader(entry, "04-nd-dig.ipynb")
+    assert refused.file == entry.file and "could not be saved" in refused.note
+    assert target.read_text() == "not the student's"
+
+    # A step handed in as a .py file has no notebook for nbgrader: a notebook is never copied to it.
+    assert place_for_nbgrader(entry, "lab.py") == entry
+
+    # Outside an nbgrader course nothing is copied.
+    flat = tmp_path / "flat" / "bo"
+    flat.mkdir(parents=True)
+    nbformat.write(notebook, flat / "mine.ipynb")
+    (outside,) = discover([tmp_path / "flat"], layout)
+    assert place_for_nbgrader(outside, "04-nd-dig.ipynb") == outside and sorted(flat.iterdir()) == [flat / "mine.ipynb"]
+
+    # Graded through the command line (recording on): the copy is graded, the note in the feedback.
+    (folder / "04-nd-dig.ipynb").unlink()
+    done = run("grade", "--assignment", "hypermines", str(course), "--results-dir", str(tmp_path / "results"),
+               "--no-progress", "--seed", "2")
+    assert done.returncode in (0, 4), done.stderr  # 4: the course has no gradebook to record in
+    assert (folder / "04-nd-dig.ipynb").read_bytes() == (folder / "04-nd-dig (1).ipynb").read_bytes()
+    feedback = (student_dir(tmp_path / "results", "ada") / "feedback.txt").read_text()
+    assert "Score: 20 / 20" in feedback and "a copy of it under that name was saved beside it" in feedback

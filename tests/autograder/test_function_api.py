@@ -251,7 +251,7 @@ def test_students_own_tests_beside_a_function_api_lab_are_graded(tmp_path):
     (tmp_path / "test.py").write_text(STUDENT_TESTS)
     assignment = get_assignment("mines-fall2023")
     tests = tests_source(assignment, "", tmp_path / "lab.py")
-    assert tests is not None and tests.origin == "test.py" and "test_newlargegame" in tests.skip
+    assert tests is not None and tests.origin == "test.py" and "test_newlargegame" in tests.file.skip
     result = grade_own_tests(assignment, tests, seed=3)
     assert [t.name for t in result.tests] == ["test_my_1d_game", "test_my_2d_game", "test_my_3d_game"], result.problem
     assert all(t.valid for t in result.tests), [(t.name, t.failure) for t in result.tests]

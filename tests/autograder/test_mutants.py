@@ -18,13 +18,13 @@ import json
 import re
 
 import pytest
+from visible_tests import TIMED_OUT, hidden_to_visible, run_visible
 
 from autograder.batch import grade_batch
 from autograder.course import Course
 from autograder.grading import OWN_TESTS
 from autograder.instructor.chaffs import OTHERS, Chaff, chaffs_for, mutate, reference_source
 from autograder.report import feedback_text
-from visible_tests import TIMED_OUT, hidden_to_visible, run_visible
 
 pytestmark = pytest.mark.slow
 
@@ -258,8 +258,15 @@ HIDDEN_ONLY: dict[str, str] = {
                                    "more rows high compare what dig prints (visible: test_print_grid fails)",
     "make_board_one_short": "the hidden get/set test builds its boards with the submission's make_board "
                             "(visible: test_make_board fails)",
-    "flood_opens_marks": "the hidden random games flood around guessed and questioned cells, which the visible "
-                         "test of marks never does (visible: test_guesses_block_the_flood fails)",
+    "flood_opens_questions": "the hidden random games flood around questioned cells, which the visible test of "
+                             "marks never does (visible: test_guesses_block_the_flood fails)",
+    "uncover_counts_twice": "the hidden test of the iterative flood uncovers every safe cell after it, cells already "
+                            "open included, which the visible one never does (visible: "
+                            "test_VisibleField_marks_and_end fails)",
+    "print_grid_square_only": "dig prints the view with print_grid: the hidden random games on boards wider than "
+                              "high compare what dig prints (visible: test_print_grid fails)",
+    "print_grid_space_after_label": "dig prints the view with print_grid: the hidden random games compare what dig "
+                                    "prints (visible: test_print_grid fails)",
 }
 #: Mutants whose visible tests stop at the CPU limit of `run_visible` (and why that is right).
 STOPPED: dict[str, str] = {

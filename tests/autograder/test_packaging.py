@@ -42,6 +42,8 @@ def test_the_wheel_holds_no_instructor_material(tmp_path):
     assert "autograder/sandbox.py" not in names  # moved to the kit; no stale copy
     assert {"autograder/cli.py", "autograder/grading.py", "minesweeper_kit/game.py"} <= names
     assert {"minesweeper_kit/py.typed", "autograder/py.typed", "minesweeper_kit/widgets/static/board.js"} <= names
+    templates = {f"autograder/templates/{p.name}" for p in (REPO / "autograder" / "templates").iterdir()}
+    assert "autograder/templates/report.html" in templates and templates <= names, sorted(templates - names)
     code = {"autograder/references.py"}  # the grader's module that finds the reference, not one
     leaked = sorted(n for n in names if n.startswith("autograder/instructor") or "instructor" in n
                     or "suites" in n or ("reference" in n.split("/")[-1] and n not in code))
@@ -175,6 +177,12 @@ def test_the_course_settings_reach_gradescope_visibility_and_points(tmp_path, re
     results = json.loads((root / "results" / "results.json").read_text())
     assert results["score"] == 10 and sum(t["max_score"] for t in results["tests"]) == 10
     assert {t["visibility"] for t in results["tests"]} == {"after_published"}
+    # The whole result follows the course: the top-level visibility too, and the output shown with
+    # it says nothing of the score (Gradescope's results.json, as its specification documents it).
+    assert_documented_results(results)
+    assert results["visibility"] == "after_published" and results["stdout_visibility"] == "hidden"
+    assert "10 / 10" not in results["output"] and "points" not in results["output"], results["output"]
+    assert "shown when your instructor publishes the grades" in results["output"]
     empty = tmp_path / "empty"
     empty.mkdir()
     root = gradescope_layout(empty, archive, b"notes", name="README.txt")
@@ -182,6 +190,53 @@ def test_the_course_settings_reach_gradescope_visibility_and_points(tmp_path, re
     assert result.returncode == 0, result.stdout + result.stderr
     results = json.loads((root / "results" / "results.json").read_text())
     assert results["score"] == 0 and "nothing was submitted" in results["output"]
+
+
+#: Gradescope's results.json, as its autograder specification documents it: the top-level fields,
+#: each test's fields, and the visibility options (``hidden``, ``after_due_date``,
+#: ``after_published``, ``visible``). A test's visibility overrides the top level's; tests that are
+#: not visible hide the total score from students, but the top-level output is shown as the
+#: top-level visibility says.
+DOCUMENTED_TOP = {"score", "execution_time", "output", "visibility", "stdout_visibility", "extra_data", "tests",
+                  "leaderboard", "output_format", "test_output_format", "test_name_format"}
+DOCUMENTED_TEST = {"score", "max_score", "status", "name", "name_format", "number", "output", "output_format",
+                   "tags", "visibility", "extra_data"}
+VISIBILITIES = {"hidden", "after_due_date", "after_published", "visible"}
+
+
+def assert_documented_results(results: dict) -> None:
+    """Every field of ``results`` is one Gradescope documents, with a value of the documented kind."""
+    assert set(results) <= DOCUMENTED_TOP, set(results) - DOCUMENTED_TOP
+    assert isinstance(results.get("score"), (int, float)) or all("score" in t for t in results["tests"])
+    assert results.get("visibility", "visible") in VISIBILITIES
+    assert results.get("stdout_visibility", "hidden") in VISIBILITIES
+    for test in results["tests"]:
+        assert set(test) <= DOCUMENTED_TEST, set(test) - DOCUMENTED_TEST
+        assert test.get("visibility", "visible") in VISIBILITIES
+        assert test.get("status", "passed") in ("passed", "failed")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("visibility", sorted(VISIBILITIES))
+def test_gradescope_results_follow_the_course_visibility_as_a_whole(tmp_path, reference_source, visibility):
+    """Each of Gradescope's visibilities reaches the top level and every test; only a visible result
+    prints the score in its output (a hidden one says when the results are shown instead)."""
+    from autograder.batch import grade_batch
+    from autograder.report import gradescope_results
+
+    (tmp_path / "course.toml").write_text(f'[assignments.hypermines]\nvisibility = "{visibility}"\n')
+    (tmp_path / "lab.py").write_text(reference_source.replace("    return ZERO if board == 0 else str(board)",
+                                                              "    return str(board)"))
+    report = grade_batch("hypermines", [tmp_path / "lab.py"], tmp_path / "results", jobs=1, seed=2, progress=False,
+                         course=load_course(tmp_path / "course.toml")).reports[0]
+    results = gradescope_results(report)
+    assert_documented_results(results)
+    assert results["visibility"] == visibility and {t["visibility"] for t in results["tests"]} == {visibility}
+    assert 0 < results["score"] < 20
+    score = f"{results['score']:g} / 20 points"
+    assert (score in results["output"]) == (visibility == "visible"), results["output"]
+    if visibility != "visible":
+        assert "render" not in results["output"].lower(), "no word on which tests failed before they are shown"
 
 
 def test_on_gradescope_a_students_own_tests_are_graded(tmp_path, archive, reference_source):
@@ -203,5 +258,5 @@ def test_on_gradescope_a_students_own_tests_are_graded(tmp_path, archive, refere
     results = json.loads((root / "results" / "results.json").read_text())
     assert results["score"] == 20, results
     own = next(t for t in results["tests"] if t["name"] == "Your own tests")
-    assert "Your tests (test.py): 1 of 2 valid." in own["output"], own["output"]
+    assert "Your tests (test.py): 1 of 2 tests valid." in own["output"], own["output"]
     assert "TestTiny.test_wrong: INVALID" in own["output"] and "an axis loses its position 0" in own["output"]

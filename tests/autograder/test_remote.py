@@ -34,6 +34,13 @@ def fill(mapping, keys, found):
 def pair(a, b):
     return (a, b)
 
+def draw(rng, count):
+    return [rng.randrange(100) for _ in range(count)]
+
+def read(path):
+    with open(path) as handle:
+        return handle.read()
+
 def fail(kind):
     if kind == "index":
         return [][1]
@@ -65,11 +72,17 @@ class Game:
     def __str__(self):
         return f"Game of {self.size}"
 
+    def show(self):
+        print("cells:", self.cells)
+
+    def hits(self):
+        return sum(self.cells)
+
     @classmethod
     def small(cls):
         return cls(2)
 '''
-NAMES = ("make_board", "shared_rows", "set_coords", "fill", "pair", "fail", "Game")
+NAMES = ("make_board", "shared_rows", "set_coords", "fill", "pair", "fail", "draw", "read", "Game")
 
 
 def connect(source: str = BOARDS, module: str = "lab_under_test"):
@@ -103,11 +116,9 @@ def test_objects_stay_with_the_host_and_answer_like_local_ones():
     assert game.dig(1) == 1 and game.state == "ongoing"
     assert game.dig(1) == 2 and game.state == "defeat"
     assert game.cells == [0, 2, 0] and game[1] == 2 and len(game) == 3 and str(game) == "Game of 3"
+    assert repr(game).endswith("Game object>") and "0x" not in repr(game), "no address: the same text every run"
     game.cells = [5, 5, 5]
     assert game.cells == [5, 5, 5] and list(lab.Game.small().cells) == [0, 0]
-    copy = game.cells
-    copy[0] = 1
-    assert game.cells == [5, 5, 5], "an attribute read is a copy"
     log = [c for c in host.calls() if c["name"] == "dig"]
     assert [(c["value"], c["state"]) for c in log] == [(1, "ongoing"), (2, "defeat")]
     made = next(c["made"] for c in host.calls() if c["name"] == "Game")
@@ -162,3 +173,57 @@ def test_two_implementations_look_the_same_but_for_what_they_do():
             )
         )
     assert views[0] == views[1]
+
+
+def test_attributes_are_live_both_ways():
+    """An attribute read is the object's own list: changed in place by the test, the object sees
+    the change; changed in place by the object, the test's list shows it; read twice, one list."""
+    host, lab = connect()
+    game = lab.Game(3)
+    game.cells[1] = 4
+    assert game.hits() == 4, "the change made in place reached the game"
+    cells = game.cells
+    assert game.cells is cells
+    game.dig(0)
+    assert cells == [1, 4, 0], "the game's change in place shows in the list the test holds"
+    del cells
+    game.hits()
+    assert host.containers == {}, "a list the test let go of is forgotten on both sides"
+
+
+def test_printed_output_random_generators_and_files_cross():
+    """What the implementation prints is printed here; a seeded generator passed in comes back in
+    the state the call left it in; a string naming a file the test wrote travels as that file."""
+    import contextlib
+    import io
+    import random
+
+    _, lab = connect()
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        lab.Game(2).show()
+    assert printed.getvalue() == "cells: [0, 0]\n"
+    mine, same = random.Random(9), random.Random(9)
+    assert lab.draw(mine, 3) == [same.randrange(100) for _ in range(3)]
+    assert mine.random() == same.random(), "the generator moved on as a local call would move it"
+    random.seed(4)
+    expected = [random.randrange(100) for _ in range(3)]
+    random.seed(4)
+    assert lab.draw(random, 2) == expected[:2], "the random module itself may be passed, as a local call allows"
+    assert random.randrange(100) == expected[2]
+
+
+def test_files_named_by_the_test_travel(tmp_path):
+    _, lab = connect()
+    path = tmp_path / "board.txt"
+    path.write_text("2\n1\n1, 0\n")
+    assert lab.read(str(path)) == "2\n1\n1, 0\n"
+    assert lab.pair(str(tmp_path / "missing.txt"), 1) == (str(tmp_path / "missing.txt"), 1), "other strings stay strings"
+
+
+def test_answers_compare_with_their_types():
+    """Two answers are the same only with the same types (True is not 1) but whatever order their
+    sets list their members in."""
+    assert remote.canonical('{"value":1}') != remote.canonical('{"value":true}')
+    assert remote.canonical('{"value":1}') != remote.canonical('{"value":1.0}')
+    assert remote.canonical('{"value":{"S":1,"v":[1,2]}}') == remote.canonical('{"value":{"S":1,"v":[2,1]}}')

@@ -183,14 +183,14 @@ def test_a_submission_that_did_not_load_says_so_once_at_the_top():
     failed = report(score=0.0, problem=problem, outputs=(f"not graded: {problem}", f"not graded: {problem}"))
     lines = feedback_text(failed).splitlines()
     assert lines[:4] == ["Assignment hypermines - alice", "Score: 0 / 3", "",
-                         f"Your submission could not be graded: {problem}"]
+                         f"Your code did not load: {problem}"]
     assert sum(problem in line for line in lines) == 1
-    assert lines.index(f"Your submission could not be graded: {problem}") < lines.index(
+    assert lines.index(f"Your code did not load: {problem}") < lines.index(
         "[FAIL] dig reveals a cell      0/1")
     assert lines[-2:] == ["[FAIL] dig reveals a cell      0/1", "[FAIL] render shows the board  0/2"]
     loading = "the submission could not be loaded: SyntaxError: invalid syntax (cell 2, line 4)"
     unloaded = feedback_text(report(score=0.0, problem=loading, outputs=(NOT_LOADED, NOT_LOADED))).splitlines()
-    assert unloaded[3] == f"Your submission could not be graded: {loading}"
+    assert unloaded[3] == f"Your code did not load: {loading}"
     assert NOT_LOADED not in "\n".join(unloaded)
 
 

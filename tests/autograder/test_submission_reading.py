@@ -560,7 +560,7 @@ def test_autograder_grade_names_the_line_of_a_syntax_error(tmp_path):
             ("nia", 'SyntaxError in the cell starting "class HyperMinesGame:", line 4: \'(\' was never closed',
              "Read notebook lab.ipynb;")):
         feedback = (student_dir(results, student) / "feedback.txt").read_text()
-        assert f"Score: 0 / 20\n\nYour submission could not be graded: {where}\n" in feedback, feedback
+        assert f"Score: 0 / 20\n\nYour code did not load: {where}\n" in feedback, feedback
         assert f"{read} none of its code was run." in feedback and "cells used: none" not in feedback
         assert f"{where}. {read}" in json.loads((student_dir(results, student) / "results.json").read_text())["output"]
         assert any(line.startswith(student) and where[:len("SyntaxError in cell 2")] in line

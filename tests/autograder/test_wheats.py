@@ -3,7 +3,8 @@
 A wheat is a second correct implementation of a step: a student's own test is valid only if it
 passes on the reference and on every wheat. So a wheat must agree with the reference on whatever a
 student's test may rely on, and be written differently enough that a test leaning on the
-reference's incidental behaviour fails on it.
+reference's incidental behaviour fails on it. The kit's public correct implementations (what the
+notebooks' "check my tests" cell counts a test valid on) are held to the reference the same way.
 
 Each property test executes the reference and a wheat from their source into separate namespaces,
 runs both on the same random inputs drawn by hypothesis (1-D to 4-D boards, random bombs, random
@@ -37,6 +38,8 @@ from hypothesis import strategies as st
 from autograder.assignments import ASSIGNMENTS, get_assignment
 from autograder.check import reference_submission
 from autograder.instructor.wheats import WHEATS, wheats_for
+from minesweeper_kit.owntests.public import PUBLIC_STEPS
+from minesweeper_kit.owntests.public import library as public_library
 
 #: The steps with wheats; the function-API terms share theirs, renamed per term (one stands for all).
 STEPS = ("neighbors", "make-board", "flood-fill", "hypermines", "mines-fall2023")
@@ -66,16 +69,28 @@ def load(source: str, label: str) -> dict[str, Any]:
     return namespace
 
 
+#: The kit's public correct implementations, what the notebooks' "check my tests" cell counts a
+#: test valid on: held to the reference as the wheats are (named ``public:<name>``).
+PUBLIC = "public:"
+
+
+def public_sources(assignment_id: str) -> dict[str, str]:
+    if assignment_id not in PUBLIC_STEPS:
+        return {}
+    return {PUBLIC + i.name: i.source for i in public_library(assignment_id).implementations if i.correct}
+
+
 @functools.cache
 def implementations(assignment_id: str, wheat: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """(reference, wheat) namespaces of a step, loaded once: every name the tests call is a
     function or a class, so examples share nothing through them."""
-    sources = dict(wheats_for(assignment_id))
+    sources = dict(wheats_for(assignment_id)) | public_sources(assignment_id)
     return load(reference_source(assignment_id), "reference"), load(sources[wheat], wheat)
 
 
 def wheat_names(assignment_id: str) -> list[str]:
-    return [name for name, _ in wheats_for(assignment_id)]
+    """The step's wheats, then the kit's public correct implementations of it."""
+    return [name for name, _ in wheats_for(assignment_id)] + list(public_sources(assignment_id))
 
 
 def typed(value: Any) -> Any:
@@ -643,7 +658,7 @@ def definitions(source: str) -> dict[str, str]:
     return found
 
 
-WHEAT_CASES = [(step, name) for step in STEPS for name in wheat_names(step)]
+WHEAT_CASES = [(step, name) for step in STEPS for name, _ in wheats_for(step)]
 
 
 def test_every_step_has_a_wheat():

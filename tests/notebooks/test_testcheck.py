@@ -1,10 +1,11 @@
 """The "your own tests" exercise of steps 1-4 and its "check my tests" cell (minesweeper_kit/testcheck.py).
 
-The exercise states the requirement in the grader's words (autograder/own_tests.py reads it from the
-kit), the instructor's example tests meet it and catch every public planted bug, and the check
-reports valid and invalid tests, the bugs caught and the requirement, without ever raising on what
-a student's notebook holds or lacks. The release copy's check cell is run in a kernel by
-test_testcheck_cell.py.
+The exercise states the requirement in the grader's words and what the tests are worth; the check
+runs the tests with the grader's runner against the kit's public implementations (real sandboxes),
+reports valid and invalid tests, the bugs caught and the requirement, reads the tests from what
+the kernel ran, and never lets a test run unbounded. The release copy's check cell is run in a
+kernel by test_testcheck_cell.py; the check cell and the grader giving the same verdicts is
+test_testcheck_verdicts.py.
 """
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ import ast
 import nbformat
 import pytest
 
-from autograder.instructor.chaffs import chaffs_for
-from minesweeper_kit import testcheck
+from autograder.instructor.chaffs import planted_for
 from minesweeper_kit.own_tests_requirements import REQUIREMENTS
-from minesweeper_kit.testcheck import CHECKED_STEPS, check_my_tests
+from minesweeper_kit.owntests import CodeCell, OwnTestsLimits
+from minesweeper_kit.owntests.public import PLANTED, library
+from minesweeper_kit.testcheck import CHECKED_STEPS, check_my_tests, kernel_cells
 from notebook_tools import HIDDEN_TESTS, NOTEBOOKS, nbgrader_meta
 
 STEP_NOTEBOOKS = {
@@ -31,19 +33,15 @@ def cell(nb, cell_id):
     return next(c for c in nb.cells if c.get("id") == cell_id)
 
 
-def reference_namespace(name: str) -> dict:
-    """The source notebook's set-up cell and every solution cell (its own tests included), run."""
+def model_cells(name: str) -> list[CodeCell]:
+    """The source notebook's set-up cell and its own-tests cell, as a student's kernel ran them."""
     nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-    namespace = {"__name__": "__main__"}
-    for c in nb.cells:
-        if c.get("id") == "setup-02" or nbgrader_meta(c).get("solution"):
-            exec(compile(c.source, c.id, "exec"), namespace)
-    return namespace
+    return [CodeCell("set-up", cell(nb, "setup-02").source), CodeCell("In [2]", cell(nb, "own-tests").source)]
 
 
 # ------------------------------------------------------------------------ the notebooks
 @pytest.mark.parametrize("name", sorted(STEP_NOTEBOOKS))
-def test_the_exercise_states_the_requirement_and_ends_before_the_hidden_tests(name):
+def test_the_exercise_states_the_requirement_and_what_the_tests_are_worth(name):
     nb = nbformat.read(NOTEBOOKS / name, as_version=4)
     ids = [c.get("id") for c in nb.cells]
     assert ids[-1] == HIDDEN_TESTS
@@ -51,7 +49,8 @@ def test_the_exercise_states_the_requirement_and_ends_before_the_hidden_tests(na
     assert ids[at:at + 3] == ["text-own-tests", "own-tests", "check-own-tests"]
     text = cell(nb, "text-own-tests").source
     assert REQUIREMENTS[STEP_NOTEBOOKS[name]].text in text
-    for words in ("invalid", "planted bug", "correct implementations", "```python"):
+    for words in ("invalid", "planted bug", "correct implementations", "```python", "reported only",
+                  "flaky", "assertion"):
         assert words in text, f"{name}: the exercise does not say {words!r}"
     tests = nbgrader_meta(cell(nb, "own-tests"))
     assert tests["solution"] is True and tests["grade"] is False and tests["grade_id"] == "own-tests"
@@ -70,7 +69,7 @@ def test_step_4_tests_take_the_handouts_shape():
 
 @pytest.mark.parametrize("name", sorted(STEP_NOTEBOOKS))
 def test_the_instructors_tests_are_valid_meet_the_requirement_and_catch_every_public_bug(name, capsys):
-    result = check_my_tests(STEP_NOTEBOOKS[name], reference_namespace(name))
+    result = check_my_tests(STEP_NOTEBOOKS[name], cells=model_cells(name))
     capsys.readouterr()
     assert result.tests and all(t.valid for t in result.tests), result.report()
     assert result.unmet == [], result.report()
@@ -107,44 +106,53 @@ def test_the_set_up_helpers_name_missing_and_unexpected_cells():
 
 # ------------------------------------------------------------------- the kit's versions
 def test_the_public_bugs_are_not_the_hidden_ones():
-    for step, spec in CHECKED_STEPS.items():
-        hidden = {chaff.name for chaff in chaffs_for(step)}
-        public = {version.name for version in spec.versions[1:]}
+    for step in CHECKED_STEPS:
+        hidden = {chaff.name for chaff in planted_for(step)}
+        public = {name for name, _, _ in PLANTED[step]}
         assert 2 <= len(public) <= 4 and not public & hidden, step
 
 
+def versions(step: str) -> dict:
+    """Each public implementation of ``step`` run in this process (the kit is importable here)."""
+    found = {}
+    for implementation in library(step).implementations:
+        namespace: dict = {"__name__": "lab"}
+        exec(compile(implementation.source, implementation.name, "exec"), namespace)
+        found[implementation.name] = namespace
+    return found
+
+
 def test_the_correct_neighbours_and_the_bugs_around_them():
-    versions = {v.name: v.build() for v in CHECKED_STEPS["neighbors"].versions}
-    correct = versions["correct"]
+    found = versions("neighbors")
+    correct, other = found["correct"], found["correct-other-order"]
     assert sorted(correct["neighbors_1d"](10, 9)) == [8]
     assert set(correct["neighbors_2d"]((3, 4), (2, 3))) == {(1, 2), (1, 3), (2, 2)}
-    assert set(correct["neighbors"]([2, 2, 2], [0, 0, 0])) == {
-        (0, 0, 1), (0, 1, 0), (0, 1, 1), (1, 0, 0), (1, 0, 1), (1, 1, 0), (1, 1, 1)}
-    assert set(versions["last_position_dropped"]["neighbors_2d"]((3, 4), (1, 1))) == {(0, 0), (0, 1), (0, 2),
-                                                                                      (1, 0), (1, 2)}
-    assert set(versions["no_diagonals"]["neighbors_3d"]((3, 3, 3), (0, 0, 0))) == {(0, 0, 1), (0, 1, 0), (1, 0, 0)}
-    assert sorted(versions["wraps_around"]["neighbors_1d"](5, 0)) == [1, 4]
+    assert correct["neighbors"]([2, 2, 2], [0, 0, 0]) == other["neighbors"]([2, 2, 2], [0, 0, 0])[::-1]
+    assert set(found["last_position_dropped"]["neighbors_2d"]((3, 4), (1, 1))) == {(0, 0), (0, 1), (0, 2),
+                                                                                   (1, 0), (1, 2)}
+    assert set(found["no_diagonals"]["neighbors_3d"]((3, 3, 3), (0, 0, 0))) == {(0, 0, 1), (0, 1, 0), (1, 0, 0)}
+    assert sorted(found["wraps_around"]["neighbors_1d"](5, 0)) == [1, 4]
 
 
 def test_the_correct_boards_and_the_bugs_around_them():
-    versions = {v.name: v.build() for v in CHECKED_STEPS["make-board"].versions}
-    correct = versions["correct"]
+    found = versions("make-board")
+    correct = found["correct"]
     board = correct["make_board"]([2, 3], 0)
     assert board == [[0, 0, 0], [0, 0, 0]]
     assert correct["set_coords"](board, (1, 2), 7) is None and board == [[0, 0, 0], [0, 0, 7]]
     assert correct["get_coords"](board, [1, 2]) == 7
     assert correct["all_coords"]([2, 2]) == [(0, 0), (0, 1), (1, 0), (1, 1)]
     assert correct["new_board"]([2, 2], [[0, 0]]) == [[".", 1], [1, 1]]
-    assert versions["axes_reversed"]["make_board"]([2, 3], 0) == [[0, 0], [0, 0], [0, 0]]
+    assert found["axes_reversed"]["make_board"]([2, 3], 0) == [[0, 0], [0, 0], [0, 0]]
     board = [[0, 0], [0, 0]]
-    versions["set_coords_on_a_copy"]["set_coords"](board, (0, 0), 1)
+    found["set_coords_on_a_copy"]["set_coords"](board, (0, 0), 1)
     assert board == [[0, 0], [0, 0]]
-    assert versions["all_coords_skips_last"]["all_coords"]([2]) == [(0,)]
+    assert found["all_coords_skips_last"]["all_coords"]([2]) == [(0,)]
 
 
 def test_the_correct_flood_fill_and_the_bugs_around_it():
-    versions = {v.name: v.build() for v in CHECKED_STEPS["flood-fill"].versions}
-    correct = versions["correct"]
+    found = versions("flood-fill")
+    correct = found["correct"]
     mines = [[True, False, False, False], [False, False, False, False]]
     visible = correct["VisibleField"](correct["MineField"](mines))
     assert visible.uncover(1, 3) is True
@@ -152,67 +160,74 @@ def test_the_correct_flood_fill_and_the_bugs_around_it():
     assert visible.is_game_over() is False
     assert visible.uncover(1, 0) is True and visible.is_game_over() is True
     assert visible.get_status(0, 0) == -2 and visible.num_mines_left() == 1
-    never = versions["uncover_never_floods"]
+    never = found["uncover_never_floods"]
     visible = never["VisibleField"](never["MineField"](mines))
     visible.uncover(1, 3)
     assert [visible.get_status(r, c) for r in range(2) for c in range(4)].count(-1) == 7
-    side = versions["counts_without_diagonals"]["MineField"](mines)
+    side = found["counts_without_diagonals"]["MineField"](mines)
     assert side.num_adjacent_mines(1, 1) == 0
-    guesses = versions["guesses_not_counted"]
+    guesses = found["guesses_not_counted"]
     visible = guesses["VisibleField"](guesses["MineField"](mines))
     visible.cycle_guess(1, 1)
     assert visible.num_mines_left() == 1
 
 
 def test_the_correct_game_and_the_bugs_around_it():
-    versions = {v.name: v.build()["HyperMinesGame"] for v in CHECKED_STEPS["hypermines"].versions}
-    game = versions["correct"]([1, 4], [[0, 0]])
+    found = {name: namespace["HyperMinesGame"] for name, namespace in versions("hypermines").items()}
+    game = found["correct"]([1, 4], [[0, 0]])
     assert game.dig([0, 3]) == 3 and game.state == "victory"
-    game = versions["dig_never_floods"]([1, 4], [[0, 0]])
+    game = found["dig_never_floods"]([1, 4], [[0, 0]])
     assert [game.dig([0, 3]), game.dig([0, 2]), game.dig([0, 1])] == [1, 1, 1] and game.state == "victory"
-    game = versions["bomb_does_not_end_the_game"]([1, 4], [[0, 0]])
+    game = found["bomb_does_not_end_the_game"]([1, 4], [[0, 0]])
     assert game.dig([0, 0]) == 1 and game.state == "ongoing" and game.mask == [[True, False, False, False]]
-    game = versions["xray_ignored"]([2], [[0]])
+    game = found["xray_ignored"]([2], [[0]])
     assert game.render(True) == ["_", "_"]
 
 
 # ------------------------------------------------------------------------------ the check
+def test_the_tests_are_what_the_kernel_ran_but_the_notebooks_own_test_cells():
+    history = ["", "# The visible tests use these helpers.\ndef check(q, got, expected):\n    pass\n",
+               "def test_mine():\n    assert neighbors_1d(3, 0) == [1]\n",
+               "# Visible test \"test_neighbors_1d\" (1 point).\ndef test_not_mine():\n    pass\n",
+               "from minesweeper_kit.testcheck import check_my_tests\ncheck_my_tests('neighbors', globals())\n"]
+    cells = kernel_cells({"In": history})
+    assert [c.label for c in cells] == ["In [1]", "In [2]"]
+
+
 def test_no_tests_is_a_message_not_an_error(capsys):
-    namespace = {"neighbors": "the student's own"}
+    namespace = {"neighbors": "the student's own", "In": ["", "x = 1\n", "check_my_tests('neighbors', globals())"]}
     result = check_my_tests("neighbors", namespace)
     printed = capsys.readouterr().out
     assert result.problem and "No tests of your own were found" in printed
     assert REQUIREMENTS["neighbors"].text in printed
-    assert namespace == {"neighbors": "the student's own"}
+    assert namespace["neighbors"] == "the student's own"
 
 
 def test_verdicts_of_a_valid_and_an_invalid_test(capsys):
-    namespace: dict = {"__name__": "__main__"}
-    exec(
+    source = (
         "def test_corner():\n"
         "    assert sorted(neighbors_2d((3, 3), (2, 2))) == [(1, 1), (1, 2), (2, 1)]\n"
         "def test_wrong():\n"
         "    assert neighbors_1d(10, 5) == [4, 5, 6], 'a cell is its own neighbour'\n"
         "def test_unwritten():\n"
-        "    raise NotImplementedError()\n",
-        namespace,
+        "    raise NotImplementedError()\n"
     )
-    result = check_my_tests("neighbors", namespace)
+    result = check_my_tests("neighbors", cells=[CodeCell("In [7]", source)])
     printed = capsys.readouterr().out.splitlines()
     assert ("  test_corner: valid; catches: the last position of each axis is never a neighbour; only cells one "
             "step along a single axis count, no diagonals; the board wraps around, so a cell on an edge touches "
             "the far edge") in printed
-    assert "  test_wrong: INVALID, it fails on correct code: AssertionError: a cell is its own neighbour" in printed
-    assert "  test_unwritten: INVALID, it fails on correct code: NotImplementedError" in printed
+    assert ("  test_wrong: INVALID, it fails on a correct implementation (In [7], line 4): AssertionError: a cell is "
+            "its own neighbour") in printed
+    assert "  test_unwritten: INVALID, it fails on a correct implementation (In [7], line 6): NotImplementedError" \
+        in printed
     assert "Public planted bugs caught by your valid tests: 3 of 3." in printed
-    assert result.unmet[0] == "1 valid test(s), 3 asked for"
+    assert result.unmet[0].startswith("1 valid test(s) that can fail")
     assert any(line.startswith("Requirement (at least three tests") and "NOT met" in line for line in printed)
-    assert "neighbors_2d" not in namespace and "neighbors_1d" not in namespace  # put back as they were
 
 
 def test_the_requirement_is_checked_on_the_calls_made(capsys):
-    namespace: dict = {}
-    exec(
+    source = (
         "class TestTiny:\n"
         "    def test_one(self):\n"
         "        game = HyperMinesGame([3], [[0]])\n"
@@ -225,30 +240,37 @@ def test_the_requirement_is_checked_on_the_calls_made(capsys):
         "        game = HyperMinesGame([2, 1, 2], [[0, 0, 0]])\n"
         "        assert game.dig([1, 0, 1]) == 1\n"
         "        assert game.dig([0, 0, 0]) == 1\n"
-        "        assert game.state == 'defeat'\n",
-        namespace,
+        "        assert game.state == 'defeat'\n"
     )
-    result = check_my_tests("hypermines", namespace)
+    result = check_my_tests("hypermines", cells=[CodeCell("In [3]", source)])
     capsys.readouterr()
     assert [t.name for t in result.tests] == ["TestTiny.test_one", "TestTiny.test_two", "TestTiny.test_three"]
     assert all(t.valid for t in result.tests)
     assert result.unmet == ["no valid test makes a 2-D game and digs it twice with different results"]
 
 
-def test_a_test_that_never_ends_on_a_bug_fails_on_it(monkeypatch, capsys):
-    monkeypatch.setattr(testcheck, "SECONDS_PER_TEST", 0.5)
-    namespace: dict = {}
-    exec(
+@pytest.mark.slow
+def test_a_test_that_never_ends_or_eats_memory_is_stopped_outside_the_kernel(capsys):
+    """A test that loops until the game ends never ends on a planted bug where the game goes on: it
+    is stopped at its CPU limit, in its sandbox, and counts as a catch; a test that takes memory
+    without end is stopped by its sandbox's memory limit, not the kernel's."""
+    source = (
         "def test_until_the_end():\n"
         "    game = HyperMinesGame([3], [[0]])\n"
         "    while game.state == 'ongoing':\n"
         "        game.dig([0])\n"
-        "    assert game.state == 'defeat'\n",
-        namespace,
+        "    assert game.state == 'defeat'\n"
+        "def test_memory():\n"
+        "    kept = []\n"
+        "    while True:\n"
+        "        kept.append(bytearray(10 ** 7))\n"
     )
-    result = check_my_tests("hypermines", namespace)
+    result = check_my_tests("hypermines", cells=[CodeCell("In [4]", source)],
+                            limits=OwnTestsLimits(test_seconds=1.5, memory_mb=256))
     capsys.readouterr()
-    assert result.tests[0].valid and "bomb_does_not_end_the_game" in result.tests[0].caught
+    found = {t.name: t for t in result.tests}
+    assert found["test_until_the_end"].valid and "bomb_does_not_end_the_game" in found["test_until_the_end"].caught
+    assert not found["test_memory"].valid and "MemoryError" in found["test_memory"].failure
 
 
 def test_an_unknown_step_is_refused():

@@ -82,7 +82,7 @@ def assert_refused_link(results: Path, student: str, problem: str) -> None:
     assert written["score"] == 0 and written["extra_data"]["status"] == "graded", written
     assert problem in written["output"], written["output"]
     assert all(test["score"] == 0 and test["output"] == f"not graded: {problem}" for test in written["tests"])
-    assert f"Score: 0 / {FULL}\n\nYour submission could not be graded: {problem}\n" in feedback, feedback
+    assert f"Score: 0 / {FULL}\n\nYour code did not load: {problem}\n" in feedback, feedback
     assert "No file was read." in feedback, feedback
     assert stamp["source"] == {"name": "", "sha256": ""}, stamp  # not a byte was read for this student
 

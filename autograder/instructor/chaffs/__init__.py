@@ -8,7 +8,9 @@ appears more than once is an error, never a silent no-op.
 One library serves three readers:
 
 * the grading of a student's own tests (``autograder/own_tests.py``): a valid test catches a
-  chaff when it fails on it, and the feedback names the chaff's ``bug``, never its code;
+  chaff when it fails on it, and the feedback names the chaff's ``bug``, never its code. Only the
+  chaffs marked ``planted`` take part: each is a mistake real students make, with its source in
+  ``docs/planted-bugs.md``; the others are mutants that check the hidden suite alone;
 * the feedback on a student's implementation: a submission that loses a chaff's hidden tests the
   way the chaff does (its ``loses`` lost, its ``keeps`` kept, its ``says`` said; see
   ``autograder/misconceptions.py``) gets a line naming the likely ``bug`` and its ``hint``;
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Chaff", "OTHERS", "chaffs_for", "mutate", "reference_source"]
+__all__ = ["Chaff", "OTHERS", "chaffs_for", "mutate", "planted_for", "reference_source"]
 
 #: ``keeps=OTHERS``: every hidden test not listed in ``loses`` keeps its points.
 OTHERS = ("*",)
@@ -42,6 +44,9 @@ class Chaff:
     keeps: tuple[str, ...] = OTHERS  #: hidden tests that keep their points
     settings: dict = field(default_factory=dict, hash=False)  #: grading settings (bots: bot_games)
     hint: str = ""  #: where to look, for a student whose code fails this way
+    #: planted in the grading of students' own tests: a mistake real students make, its source in
+    #: docs/planted-bugs.md; False: a mutant that only checks the hidden suite catches such a bug
+    planted: bool = True
 
     def __post_init__(self) -> None:
         if not self.replacements or not self.loses or not self.says:
@@ -72,6 +77,11 @@ def reference_source(assignment_id: str) -> str:
     from autograder.references import reference_submission
 
     return reference_submission(get_assignment(assignment_id)).source
+
+
+def planted_for(assignment_id: str) -> list[Chaff]:
+    """The chaffs of one step planted in the grading of students' own tests."""
+    return [chaff for chaff in chaffs_for(assignment_id) if chaff.planted]
 
 
 def chaffs_for(assignment_id: str) -> list[Chaff]:

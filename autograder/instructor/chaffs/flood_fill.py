@@ -20,6 +20,7 @@ CHAFFS = [
             "In MineField's constructor, check what you keep of the mine data you are given: if you keep the "
             "caller's own rows, a later change to them changes your field. Keep a copy of each row."
         ),
+        planted=False,
     ),
     Chaff(
         "random_allows_a_full_field",
@@ -31,6 +32,7 @@ CHAFFS = [
             "In MineField.random, check which numbers of mines you accept: the first click must find a free cell, so "
             "a field can never be all mines."
         ),
+        planted=False,
     ),
     Chaff(
         "reset_empty_does_nothing",
@@ -44,6 +46,7 @@ CHAFFS = [
         loses=("test_populate_avoids_the_first_cell",),
         says=("then reset_empty(): has_mine of every cell is wrong",),
         hint="Look at reset_empty: after it, no cell of the field holds a mine.",
+        planted=False,
     ),
     Chaff(
         "uncover_opens_a_guess",
@@ -100,6 +103,7 @@ CHAFFS = [
             "In uncover, check what happens for a cell outside the field, a negative row or column included: "
             "Python's negative indices wrap around instead of failing."
         ),
+        planted=False,
     ),
     Chaff(
         "reset_game_keeps_counters",
@@ -128,16 +132,17 @@ CHAFFS = [
         hint="In is_uncovered, think about the mine that exploded: it is uncovered too.",
     ),
     Chaff(
-        "flood_opens_marks",
-        "the flood opens guessed and questioned cells",
+        "flood_opens_questions",
+        "the flood opens questioned cells",
         (
             (
                 "if not self._field.in_range(r, c) or self._status[r][c] != COVERED or self._field.has_mine(r, c):",
-                "if not self._field.in_range(r, c) or self._status[r][c] >= 0 or self._field.has_mine(r, c):",
+                "if not self._field.in_range(r, c) or self._status[r][c] not in (COVERED, QUESTION) "
+                "or self._field.has_mine(r, c):",
             ),
         ),
         loses=("test_guesses_block_the_flood", "test_random_games"),
-        says=("question at (0, 4), guess at (2, 2), uncover(0, 0): get_status of every cell is wrong",),
+        says=("cycle_guess(1, 1): get_status of every cell is wrong: at [0][4]: expected QUESTION, got 0",),
         hint=(
             "In the flood, check which cells it may open: a cell the player marked, with a guess or a question, "
             "stops the flood."
@@ -158,6 +163,7 @@ CHAFFS = [
             "get_status answers one of the status constants, which are ints: look at the type of what your method "
             "returns."
         ),
+        planted=False,
     ),
     Chaff(
         "iterative_flood_not_counted",
@@ -169,6 +175,7 @@ CHAFFS = [
             "In flood_fill_iterative, check that each cell it opens is counted the way uncover counts it, so the "
             "game can tell when it is won."
         ),
+        planted=False,
     ),
     Chaff(
         "iterative_flood_recurses",
@@ -184,6 +191,93 @@ CHAFFS = [
         hint=(
             "flood_fill_iterative may not recurse, not even through another method: on a 1000x1000 field the "
             "recursion is far too deep. Keep the cells still to visit in a list of your own."
+        ),
+    ),
+    Chaff(
+        "mines_left_never_negative",
+        "num_mines_left stops at 0 when the player guessed more mines than there are",
+        (
+            (
+                "        return self._field.num_mines() - self._guesses",
+                "        return max(0, self._field.num_mines() - self._guesses)",
+            ),
+        ),
+        loses=("test_random_games",),
+        says=("num_mines_left() is wrong",),
+        hint=(
+            "Guess more cells than the field has mines and look at num_mines_left: it says how many guesses are "
+            "left to make, and may be negative."
+        ),
+    ),
+    Chaff(
+        "populate_on_a_mine",
+        "populate counts a mine placed where one already is, so the field gets fewer mines",
+        (
+            (
+                "            if (r, c) != (avoid_row, avoid_col) and not self._mines[r][c]:",
+                "            if (r, c) != (avoid_row, avoid_col):",
+            ),
+        ),
+        loses=("test_populate_avoids_the_first_cell",),
+        says=("the number of mines placed is wrong",),
+        hint=(
+            "In populate, think about the random cell drawn twice: a cell holds one mine at most, so count a mine "
+            "only where there was none."
+        ),
+    ),
+    Chaff(
+        "uncover_counts_twice",
+        "uncovering a cell already uncovered counts it again, so a game can be won too early",
+        (
+            (
+                "        if self._status[r][c] not in (COVERED, QUESTION):\n            return True",
+                "        if self._status[r][c] >= 0:\n            self._uncovered += 1\n            return True\n"
+                "        if self._status[r][c] not in (COVERED, QUESTION):\n            return True",
+            ),
+        ),
+        loses=("test_random_games", "test_flood_fill_iterative_small"),
+        says=("is_game_over() is wrong",),
+        hint=(
+            "Uncover a cell that shows a number, then uncover it again: nothing new is uncovered, so nothing may be "
+            "counted, or the game ends before every safe cell is open."
+        ),
+    ),
+    Chaff(
+        "in_range_one_past",
+        "in_range accepts the row and the column just past the field's edge",
+        (
+            (
+                "        return 0 <= r < self._rows and 0 <= c < self._cols",
+                "        return 0 <= r <= self._rows and 0 <= c <= self._cols",
+            ),
+        ),
+        loses=(
+            "test_mine_field",
+            "test_random_games",
+            "test_guesses_block_the_flood",
+            "test_flood_fill_iterative_small",
+            "test_flood_fill_iterative_1000x1000",
+        ),
+        says=("IndexError",),
+        hint=(
+            "Try in_range on the row number equal to num_rows(): rows are numbered from 0, so the last one is "
+            "num_rows() - 1."
+        ),
+    ),
+    Chaff(
+        "cycle_guess_covers_an_open_cell",
+        "cycle_guess on an uncovered cell covers it again",
+        (
+            (
+                "        elif status == QUESTION:\n            self._status[r][c] = COVERED",
+                "        else:\n            self._status[r][c] = COVERED",
+            ),
+        ),
+        loses=("test_guesses_block_the_flood", "test_random_games"),
+        says=("cycle_guess(1, 1): get_status of every cell is wrong: at [1][1]: expected 0, got COVERED",),
+        hint=(
+            "Call cycle_guess on a cell that shows a number: the cycle goes covered, guess, question, covered, and "
+            "an uncovered cell is not part of it."
         ),
     ),
 ]

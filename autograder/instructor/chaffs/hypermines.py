@@ -48,6 +48,7 @@ CHAFFS = [
             "Look where the neighbours of a cell are listed: check the condition that keeps a position on the board; "
             "an axis's last position (its size minus 1) is valid."
         ),
+        planted=False,
     ),
     Chaff(
         "flood_skips_border_numbers",
@@ -77,6 +78,7 @@ CHAFFS = [
             "Where dig decides on a victory, think about what must be revealed: every safe cell, while the bombs "
             "stay hidden."
         ),
+        planted=False,
     ),
     Chaff(
         "victory_too_early",
@@ -86,6 +88,7 @@ CHAFFS = [
         keeps=NEW_GAMES + ("test_render",),
         says=("game [2, 3] with bombs [[0, 1]], dig [0, 0]: the attribute state is wrong",),
         hint="Check when dig sets the state to 'victory': only once every safe cell is revealed, not after any dig.",
+        planted=False,
     ),
     Chaff(
         "zero_rendered_as_0",
@@ -190,6 +193,7 @@ CHAFFS = [
         loses=("test_random_new_games",),
         says=("random game 1 (dimensions", "has no attribute 'dump'"),
         hint="dump() was given with the lab and the grader uses it: put it back, unchanged.",
+        planted=False,
     ),
     Chaff(
         "dump_prints_the_board_twice",
@@ -206,6 +210,7 @@ CHAFFS = [
             "Compare dump() with the one given with the lab: each of its lines prints a different attribute. Put the "
             "given one back, unchanged."
         ),
+        planted=False,
     ),
     Chaff(
         "dig_answers_true",
@@ -255,6 +260,74 @@ CHAFFS = [
             "Look at where the game decides it is won: the state must follow from the four attributes alone "
             "(dimensions, board, mask, state), not from a count kept beside them, which goes wrong once the mask is "
             "changed from outside."
+        ),
+    ),
+    Chaff(
+        "dig_floods_a_copy_of_the_mask",
+        "dig floods a copy of the mask made with [:], so on a 1-D board the game's mask never changes",
+        (
+            (
+                "        flood = self.floods()\n        revealed = 0\n",
+                "        flood = self.floods()\n        revealed = 0\n        mask = self.mask[:]\n",
+            ),
+            (
+                "            if get_coords(self.mask, cell) or get_coords(self.board, cell) == BOMB:",
+                "            if get_coords(mask, cell) or get_coords(self.board, cell) == BOMB:",
+            ),
+            (
+                "            set_coords(self.mask, cell, True)\n            revealed += 1",
+                "            set_coords(mask, cell, True)\n            revealed += 1",
+            ),
+            (
+                "                    if not get_coords(self.mask, neighbour):",
+                "                    if not get_coords(mask, neighbour):",
+            ),
+            ("        if all_safe_revealed(self.board, self.mask):", "        if all_safe_revealed(self.board, mask):"),
+        ),
+        loses=("test_edges", "test_random_games"),
+        says=("the attribute mask is wrong",),
+        hint=(
+            "Dig a safe cell of a 1-D game and look at its mask: [:] copies a list's top level, and on a 1-D board "
+            "the top level is the cells themselves. Reveal the cells in the game's own mask."
+        ),
+    ),
+    Chaff(
+        "neighbors_bare_ints_in_1d",
+        "the neighbours of a cell on a 1-D board come as bare numbers, not 1-tuples",
+        (
+            (
+                "    return [cell for cell in neighbourhood(dimensions, coordinates, torus) if cell != here]",
+                "    found = [cell for cell in neighbourhood(dimensions, coordinates, torus) if cell != here]\n"
+                "    return [cell[0] for cell in found] if len(dimensions) == 1 else found",
+            ),
+        ),
+        loses=("test_edges", "test_victory", "test_random_new_games", "test_random_games"),
+        says=("TypeError",),
+        hint=(
+            "Make and dig a 1-D game: a neighbour is a coordinate, a tuple with one number per axis, even on one "
+            "axis, and code that walks the board by coordinates fails on a bare number."
+        ),
+    ),
+    Chaff(
+        "bombs_need_tuples",
+        "the game keeps its bombs in a set, so bombs given as lists cannot be stored",
+        (("        self.torus = bool(torus)\n", "        bombs = set(bombs)\n        self.torus = bool(torus)\n"),),
+        loses=(
+            "test_new_small_6d",
+            "test_new_large_4d",
+            "test_integration_4d",
+            "test_integration_6d",
+            "test_integration_5d",
+            "test_edges",
+            "test_redig_and_after_the_end",
+            "test_victory",
+            "test_random_new_games",
+            "test_random_games",
+        ),
+        says=("unhashable type: 'list'",),
+        hint=(
+            "Make a game with its bombs given as lists, as the handout's tests do: a list cannot go into a set. Keep "
+            "the coordinates as they come, or turn each into a tuple first."
         ),
     ),
 ]

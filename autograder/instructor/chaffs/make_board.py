@@ -39,6 +39,7 @@ CHAFFS = [
             "In make_board, count the cells of the last axis for dimensions [3]: check where your range starts and "
             "where it stops."
         ),
+        planted=False,
     ),
     Chaff(
         "get_coords_needs_a_list",
@@ -151,6 +152,99 @@ CHAFFS = [
         hint=(
             "In new_board, check the loop over the bombs: every bomb, the last one too, adds 1 to each of its "
             "neighbours."
+        ),
+        planted=False,
+    ),
+    Chaff(
+        "make_board_copies_one_level",
+        "make_board copies one inner board with [:], which copies its top level only",
+        (
+            (
+                "    return [make_board(dimensions[1:], elem) for _ in range(dimensions[0])]\n",
+                "    inner = make_board(dimensions[1:], elem)\n    return [inner[:] for _ in range(dimensions[0])]\n",
+            ),
+        ),
+        loses=("test_make_board_has_no_aliasing", "test_new_board", "test_large_board"),
+        says=("make_board([3, 2, 2], 0) then set_coords(board, [2, 1, 0], 1): the board after set_coords is wrong",),
+        hint=(
+            "Set one cell of a 3-D board from make_board and print the board: [:] copies the outer list only, so the "
+            "lists inside a copy are still shared. Build each inner board anew."
+        ),
+    ),
+    Chaff(
+        "set_coords_on_a_top_level_copy",
+        "set_coords works on a copy of the board made with [:], so a 1-D board never changes",
+        (
+            ("def set_coords(board, coordinates, value):", "def set_coords(board, coordinates, value, top=True):"),
+            (
+                "    if len(coordinates) == 1:\n        board[coordinates[0]] = value\n",
+                "    if top:\n        board = board[:]\n"
+                "    if len(coordinates) == 1:\n        board[coordinates[0]] = value\n",
+            ),
+            (
+                "        set_coords(board[coordinates[0]], coordinates[1:], value)\n",
+                "        set_coords(board[coordinates[0]], coordinates[1:], value, False)\n",
+            ),
+        ),
+        loses=("test_get_and_set_coords", "test_new_board"),
+        says=("get_coords after set_coords(board, [1], 'here') is wrong",),
+        hint=(
+            "Try set_coords on a 1-D board: [:] copies a list's top level, and on a 1-D board the top level is the "
+            "cells themselves. Change the board you were given."
+        ),
+    ),
+    Chaff(
+        "neighbors_bare_ints_in_1d",
+        "neighbors gives the neighbours on a 1-D board as bare numbers, not 1-tuples",
+        (
+            (
+                "def neighbors(dimensions, coordinates):",
+                "def neighbors(dimensions, coordinates):\n    if len(dimensions) == 1:\n"
+                "        return [cell[0] for cell in _neighbors(dimensions, coordinates)]\n"
+                "    return _neighbors(dimensions, coordinates)\n\n\ndef _neighbors(dimensions, coordinates):",
+            ),
+            (
+                "    rest = neighbors(dimensions[1:], coordinates[1:]) + [tuple(coordinates[1:])]",
+                "    rest = _neighbors(dimensions[1:], coordinates[1:]) + [tuple(coordinates[1:])]",
+            ),
+        ),
+        loses=("test_new_board",),
+        says=("new_board([4], [[0]]): TypeError",),
+        hint=(
+            "Look at what neighbors returns on a 1-D board: a neighbour is a coordinate, a tuple with one number per "
+            "axis, so on one axis it is a 1-tuple like (3,)."
+        ),
+    ),
+    Chaff(
+        "neighbors_past_the_edge",
+        "neighbors lets a position run one past the end of an axis",
+        (
+            (
+                "firsts = [value for value in (first - 1, first, first + 1) if 0 <= value < dimensions[0]]",
+                "firsts = [value for value in (first - 1, first, first + 1) if 0 <= value <= dimensions[0]]",
+            ),
+        ),
+        loses=("test_neighbors", "test_new_board", "test_large_board"),
+        says=("neighbors([5], [4]): the neighbours are wrong: unexpected: [5]",),
+        hint=(
+            "In neighbors, check the condition that keeps a position on the board: the last position of an axis is "
+            "its size minus 1."
+        ),
+    ),
+    Chaff(
+        "new_board_bombs_need_tuples",
+        "new_board keeps the bombs in a set, so bombs given as lists cannot be stored",
+        (
+            (
+                "    board = make_board(dimensions, 0)\n    for bomb in bombs:",
+                "    bombs = set(bombs)\n    board = make_board(dimensions, 0)\n    for bomb in bombs:",
+            ),
+        ),
+        loses=("test_new_board", "test_large_board"),
+        says=("unhashable type: 'list'",),
+        hint=(
+            "Call new_board with the bombs given as lists, as the notebook's examples do: a list cannot go into a "
+            "set. Keep the coordinates as they come, or turn each into a tuple first."
         ),
     ),
 ]

@@ -71,6 +71,7 @@ CHAFFS = [
             "In update_grid, list the cells you count around one cell: a cell has up to eight neighbours, the four "
             "diagonal ones included."
         ),
+        planted=False,
     ),
     Chaff(
         "print_grid_one_digit_labels",
@@ -83,6 +84,7 @@ CHAFFS = [
             "Try print_grid on a grid of 11 rows or more: the row numbers must stay lined up when they have two "
             "digits. Look at how the row label is padded."
         ),
+        planted=False,
     ),
     Chaff(
         "dig_reads_one_digit_row",
@@ -94,6 +96,7 @@ CHAFFS = [
             "In dig, look at how the row number is read from the coordinate: on a board of 10 rows or more it can "
             "have two digits, as in 'c12'."
         ),
+        planted=False,
     ),
     Chaff(
         "dig_shows_mines_in_the_ring",
@@ -106,6 +109,7 @@ CHAFFS = [
             "In dig, when the cells around the dug one are revealed, check what is copied into the user's view: a "
             "mine is never shown while the game goes on."
         ),
+        planted=False,
     ),
     Chaff(
         "status_ignores_a_shown_mine",
@@ -118,6 +122,7 @@ CHAFFS = [
             "In determine_game_status, think about a view in which the player has dug a mine: the game is lost, "
             "however many safe cells are left. Check that case first."
         ),
+        planted=False,
     ),
     Chaff(
         "neighbors_1d_includes_itself",
@@ -158,6 +163,7 @@ CHAFFS = [
             "In neighbors_3d, check the values tried on each axis: every axis steps one down, stays, and steps one "
             "up. Compare the last axis with the other two."
         ),
+        planted=False,
     ),
     Chaff(
         "neighbors_nd_breaks_on_tuples",
@@ -173,6 +179,92 @@ CHAFFS = [
         hint=(
             "In neighbors, look at how the cell itself is left out: the coordinates may come as a tuple or as a "
             "list, and in Python a list never equals a tuple. Compare in a way that works for both."
+        ),
+    ),
+    Chaff(
+        "read_file_keeps_blank_lines",
+        "read_file keeps blank lines as rows",
+        (
+            (
+                "        lines = [line for line in file.read().splitlines() if line.strip()]",
+                "        lines = file.read().splitlines()",
+            ),
+        ),
+        loses=("test_read_file",),
+        says=("blank line after every row",),
+        hint=(
+            "Try read_file on a file with a blank line between two rows: the notebook allows blank lines, and they "
+            "are not rows of the board. Look at which lines you keep."
+        ),
+    ),
+    Chaff(
+        "update_grid_writes_ints",
+        "update_grid writes the counts as numbers, not as strings",
+        (("            grid[r][c] = str(count)", "            grid[r][c] = count"),),
+        loses=("test_update_grid_and_empty_grid", "test_random_games"),
+        says=("the grid after update_grid is wrong",),
+        hint=(
+            "Look at the type of what update_grid writes into the grid: the counts are strings, '0' to '8', like "
+            "the 'X' beside them."
+        ),
+    ),
+    Chaff(
+        "print_grid_square_only",
+        "print_grid prints as many cells in a row as the grid has rows",
+        (
+            (
+                '        print(f"{height - 1 - index:>2}" + "".join(f"[{value}]" for value in row))',
+                '        print(f"{height - 1 - index:>2}" + "".join(f"[{value}]" for value in row[:height]))',
+            ),
+        ),
+        loses=("test_print_grid", "test_random_games"),
+        says=("print_grid of a 1x3 grid: printed line 1 is",),
+        hint=(
+            "Try print_grid on a grid that is wider than it is high: every cell of each row must be printed. Look at "
+            "what bounds the cells printed in a row."
+        ),
+    ),
+    Chaff(
+        "print_grid_space_after_label",
+        "print_grid puts a space between the row number and the row",
+        (
+            (
+                '        print(f"{height - 1 - index:>2}" + "".join(f"[{value}]" for value in row))',
+                '        print(f"{height - 1 - index:>2} " + "".join(f"[{value}]" for value in row))',
+            ),
+        ),
+        loses=("test_print_grid", "test_original_scripted_games", "test_random_games"),
+        says=("printed line 1 is",),
+        hint=(
+            "Compare what print_grid prints with the notebook's example character by character: the row number is "
+            "followed straight by the first cell."
+        ),
+    ),
+    Chaff(
+        "dig_bounds_swapped",
+        "dig checks a row against the width and a column against the height",
+        (
+            (
+                'if 0 <= r < height and 0 <= c < width and grid[r][c] != "X":',
+                'if 0 <= r < width and 0 <= c < height and grid[r][c] != "X":',
+            ),
+        ),
+        loses=("test_random_games",),
+        says=("random board",),
+        hint=(
+            "Try dig on a board that is not square: look at which bound each of the row and the column is checked "
+            "against when the cells around the dug one are revealed."
+        ),
+    ),
+    Chaff(
+        "status_never_wins",
+        "determine_game_status ends the game only when a mine is shown, never when the board is cleared",
+        (("    return count_total_moves(grid, user_view) > 0", "    return True"),),
+        loses=("test_random_games",),
+        says=("determine_game_status is wrong: expected False, got True",),
+        hint=(
+            "In determine_game_status, think about a view in which every safe cell is open: the game is won, so it "
+            "no longer goes on."
         ),
     ),
 ]

@@ -355,11 +355,11 @@ def test_random_games(box, seed):
 
 @points(1)
 def test_guesses_block_the_flood(box):
-    """The flood never opens a guessed or questioned cell"""
+    """The flood never opens a guessed or questioned cell, and a mark never covers an open one"""
     require(box, "MineField", "VisibleField")
     field = [[False] * 5 for _ in range(5)]
     field[4][4] = True
-    case = "5x5 field, mine at (4, 4), question at (0, 4), guess at (2, 2), uncover(0, 0)"
+    case = "5x5 field, mine at (4, 4), question at (0, 4), guess at (2, 2), uncover(0, 0), cycle_guess(1, 1)"
     game = Game.from_mines((5, 5), [(4, 4)])
     with during(case):
         visible = box.call("VisibleField", box.call("MineField", field))
@@ -367,6 +367,7 @@ def test_guesses_block_the_flood(box):
             box.call_method(visible, "cycle_guess", r, c)
             game.cycle_mark((r, c))
         box.call_method(visible, "uncover", 0, 0)
+        box.call_method(visible, "cycle_guess", 1, 1)  # an open cell: nothing changes
     game.dig((0, 0))
     check_equal(
         all_statuses(box, visible, 5, 5), statuses(game), what="get_status of every cell", case=case, show=status_text

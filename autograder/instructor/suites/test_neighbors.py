@@ -192,6 +192,7 @@ def test_print_grid(box, seed):
     rng = random.Random(f"{seed}:print")
     views = [
         [[" ", "1"], ["X", "0"]],
+        [[" ", "1", "X"]],
         [[" "] for _ in range(11)],
         [[rng.choice([" ", "0", "1", "X"]) for _ in range(26)] for _ in range(100)],
     ]

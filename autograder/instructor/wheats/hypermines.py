@@ -230,3 +230,11 @@ class HyperMinesGame:
         print("board: " + gap.join(str(part) for part in self.board))
         print("mask:  " + gap.join(str(part) for part in self.mask))
         print("state: " + str(self.state))
+
+    @classmethod
+    def from_dict(cls, d):
+        """A game with the attributes of the dictionary ``d``, as the handout's tests build one."""
+        game = object.__new__(cls)
+        game.torus, game.charges = False, None
+        game.dimensions, game.board, game.mask, game.state = d["dimensions"], d["board"], d["mask"], d["state"]
+        return game

@@ -67,11 +67,12 @@ def neighbors(dimensions, coordinates):
     """The cells around ``coordinates`` on a board with any number of axes, the cell itself left out.
 
     Offset code k in range(3**N), read in base 3 with the first axis as the lowest digit, is the
-    step -1, 0 or +1 (digit 0, 1 or 2) on each axis; all digits 1 is the cell itself.
+    step -1, 0 or +1 (digit 0, 1 or 2) on each axis; all digits 1 is the cell itself. The codes
+    are read from the highest down.
     """
     axes = len(dimensions)
     found = []
-    for code in range(3**axes):
+    for code in reversed(range(3**axes)):
         cell = []
         rest = code
         for axis in range(axes):

@@ -133,11 +133,11 @@ def neighbors(dimensions, coordinates):
 
     Each of the 3**N offset codes, read in base 3 with the first axis as the lowest digit, names
     one nearby cell (a digit 0, 1 or 2 is a step of -1, 0 or +1 on its axis); the code whose
-    every digit is 1 names the cell itself.
+    every digit is 1 names the cell itself. The codes are read from the highest down.
     """
     axes = len(dimensions)
     found = []
-    for code in range(3**axes):
+    for code in reversed(range(3**axes)):
         cell = []
         moved = False
         rest = code

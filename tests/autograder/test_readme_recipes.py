@@ -1,0 +1,181 @@
+"""Every recipe the README gives for grading reads the course's settings, as the command line does.
+
+The recipes are read from README.md itself: each shell line that runs `autograder grade`, and each
+Python block that calls `grade_batch`. Each is run, as written, in a course folder whose
+`course.toml` names the assignment `ps4-mines` (the kit's id is `hypermines`) and gives it 25
+points: a recipe that ignored the file would find no student (nobody has a `hypermines/` folder)
+and grade out of 20. A recipe run elsewhere is named with the test that runs it; a new recipe with
+neither fails `test_every_recipe_is_run`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+README = REPO / "README.md"
+COURSE = '[assignments.hypermines]\nname = "ps4-mines"\npoints = 25\n'
+#: Recipes run by other tests, with the test that runs them and why not here.
+ELSEWHERE = {
+    "autograder grade --assignment hypermines .": "tests/autograder/test_nbgrader_course.py runs the cycle in "
+    "an nbgrader course (grade, nbgrader autograde, grade again) with its course.toml",
+    "autograder grade --assignment bots submitted/ --tournament tournament/": "tests/autograder/"
+    "test_bots_batch_tournament.py (the command line, so course.toml is read as for every other command)",
+}
+
+
+def blocks(text: str) -> list[tuple[str, str]]:
+    """The README's fenced code blocks: (language, body)."""
+    return [(m.group(1), m.group(2)) for m in re.finditer(r"```(\w*)\n(.*?)```", text, re.S)]
+
+
+def shell_recipes() -> list[str]:
+    """Each `autograder grade` line of the README's shell blocks, its comment taken off."""
+    lines = []
+    for language, body in blocks(README.read_text()):
+        if language == "sh":
+            for line in body.splitlines():
+                command = line.split("  #", 1)[0].strip()
+                if command.startswith("autograder grade") and command not in lines:
+                    lines.append(command)
+    return lines
+
+
+def python_recipes() -> list[str]:
+    return [body for language, body in blocks(README.read_text()) if language == "python" and "grade_batch(" in body]
+
+
+@pytest.fixture
+def course(tmp_path, reference_source) -> Path:
+    """A course folder: ada handed in ps4-mines/lab.py (the reference), bo only hypermines/lab.py."""
+    (tmp_path / "course.toml").write_text(COURSE)
+    for student, folder in (("ada", "ps4-mines"), ("bo", "hypermines")):
+        (tmp_path / "submitted" / student / folder).mkdir(parents=True)
+        (tmp_path / "submitted" / student / folder / "lab.py").write_text(reference_source)
+    return tmp_path
+
+
+def graded_on_the_course(course: Path) -> None:
+    """What every recipe must leave: ada graded out of the course's 25 points in ps4-mines/, bo not
+    submitted (his folder has the kit's id, not the course's name)."""
+    ada = json.loads((course / "results" / "students" / "ada" / "results.json").read_text())
+    bo = json.loads((course / "results" / "students" / "bo" / "results.json").read_text())
+    assert (ada["score"], ada["extra_data"]["max_score"], ada["extra_data"]["name"]) == (25, 25, "ps4-mines"), ada
+    assert ada["extra_data"]["file"] == "ps4-mines/lab.py"
+    assert bo["extra_data"]["status"] == "not submitted"
+
+
+def environment() -> dict[str, str]:
+    """The README's commands as a user types them: the venv's `autograder` and `dask` first on PATH."""
+    return dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+
+
+def run(command: str, course: Path) -> subprocess.CompletedProcess:
+    done = subprocess.run(shlex.split(command), cwd=course, env=environment(), capture_output=True, text=True,
+                          timeout=900)
+    assert done.returncode == 0, f"{command}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+    return done
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def listening(port: int, within: float = 300.0) -> None:
+    """Wait until something accepts connections on the port (the scheduler has started)."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=5).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
+def test_every_recipe_is_run():
+    """Each `autograder grade` recipe of the README is run below or named in ELSEWHERE."""
+    here = set(LOCAL) | {DASK_CLI} | set(ELSEWHERE)
+    missing = [line for line in shell_recipes() if line not in here and not line.endswith("tcp://10.0.0.1:8786")]
+    assert not missing, f"README recipes no test runs: {missing}"
+    assert len(python_recipes()) == 1, "one Python recipe, run by test_the_python_recipe_reads_the_course_file"
+    assert "load_course(" in python_recipes()[0]
+
+
+#: The recipes run as they are, each in the course folder.
+LOCAL = [
+    "autograder grade --assignment hypermines submitted/ --results-dir results --csv grades.csv -j 2",
+    "autograder grade --assignment hypermines submitted/ --results-dir results -j 2",
+]
+#: The one-machine dask recipe; the several-machines one is the same command with another address.
+DASK_CLI = "autograder grade --assignment hypermines submitted/ --results-dir results --dask tcp://127.0.0.1:8786"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", LOCAL)
+def test_each_command_line_recipe_reads_the_course_file(course, command):
+    assert command in shell_recipes(), "the README no longer has this recipe"
+    done = run(command, course)
+    assert f"course settings from {course / 'course.toml'}" in done.stderr, done.stderr[-2000:]
+    graded_on_the_course(course)
+
+
+@pytest.mark.slow
+def test_the_dask_recipe_on_one_machine_reads_the_course_file(course):
+    """The README's block as typed, in order: a scheduler and a worker in the background, `autograder
+    doctor --dask`, then the grade (on a free port rather than 8786, which another run may hold)."""
+    block = next(body for language, body in blocks(README.read_text()) if language == "sh" and DASK_CLI in body)
+    port = free_port()
+    lines = [line.replace("8786", str(port)) for line in block.strip().splitlines()]
+    background = [line.rstrip(" &") for line in lines if line.endswith("&")]
+    assert [line.split()[:2] for line in background] == [["dask", "scheduler"], ["dask", "worker"]], lines
+    started = []
+    try:
+        for line in background:
+            started.append(subprocess.Popen(shlex.split(line), cwd=course, env=environment(), start_new_session=True,
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            if len(started) == 1:  # a user starts the worker once the scheduler says it listens
+                listening(port)
+        from distributed import Client
+
+        with Client(f"tcp://127.0.0.1:{port}", timeout=120) as client:
+            client.wait_for_workers(2, timeout=300)
+        for line in lines:
+            if not line.endswith("&"):
+                done = run(line, course)
+        assert f"course settings from {course / 'course.toml'}" in done.stderr, done.stderr[-2000:]
+        graded_on_the_course(course)
+    finally:
+        for process in started:
+            os.killpg(process.pid, signal.SIGTERM)
+        for process in started:
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+
+@pytest.mark.slow
+def test_the_python_recipe_reads_the_course_file(course):
+    """The Python block saved as a script in the course folder and run, as the README says."""
+    (recipe,) = python_recipes()
+    (course / "grade.py").write_text(recipe)
+    done = subprocess.run([sys.executable, "grade.py"], cwd=course, env=environment(), capture_output=True,
+                          text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    graded_on_the_course(course)
