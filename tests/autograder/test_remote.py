@@ -85,6 +85,13 @@ class Game:
 NAMES = ("make_board", "shared_rows", "set_coords", "fill", "pair", "fail", "draw", "read", "Game")
 
 
+@pytest.fixture(autouse=True)
+def _in_a_folder_of_its_own(tmp_path, monkeypatch):
+    """The host side here runs in the test's own process and writes the files a call carries under
+    its working folder, as it does in its sandbox: that folder is the test's, never the checkout."""
+    monkeypatch.chdir(tmp_path)
+
+
 def connect(source: str = BOARDS, module: str = "lab_under_test"):
     namespace: dict = {}
     exec(compile(source, "lab.py", "exec"), namespace)
