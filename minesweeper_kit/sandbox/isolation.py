@@ -615,6 +615,10 @@ class UidLease:
 
 
 # ---------------------------------------------------------------------------- memory
+#: What one sandbox's TCP sockets may hold in the kernel's buffers (its network is its own loopback;
+#: graded code has no use for more).
+TCP_BUFFER_BYTES = 16 * 1024 * 1024
+
 class MemoryCgroup:
     """A memory limit for one sandbox as a whole, where this machine lets the grader set one.
 
@@ -662,11 +666,18 @@ class MemoryCgroup:
         _sweep_stale(base)
         try:
             path = tempfile.mkdtemp(prefix="box-", dir=base)
-            for name in ("memory.limit_in_bytes", "memory.memsw.limit_in_bytes"):
+            limits = {
+                "memory.limit_in_bytes": limit_bytes,
+                "memory.memsw.limit_in_bytes": limit_bytes,
+                # v1 charges TCP buffers to this counter only, and only once it has a limit: a
+                # sandbox's connections to its own loopback would otherwise queue memory no limit sees
+                "memory.kmem.tcp.limit_in_bytes": min(limit_bytes, TCP_BUFFER_BYTES),
+            }
+            for name, value in limits.items():
                 target = os.path.join(path, name)
                 if os.path.exists(target):
                     with open(target, "w") as handle:
-                        handle.write(str(limit_bytes))
+                        handle.write(str(value))
         except OSError:
             return None
         return cls(path)
