@@ -404,6 +404,7 @@ def grade_batch(
     warn: Callable[[str], None] | None = None,
     group_readable: bool = False,
     for_nbgrader: bool = False,
+    upload: bool = False,
 ) -> BatchResult:
     """Grade every submission under ``paths`` and write results, feedback and the gradebook.
 
@@ -427,7 +428,7 @@ def grade_batch(
     make_results_dir(results_dir, group_readable=group_readable)
     set_modes(results_dir, group_readable=group_readable)
     paths = [Path(p) for p in paths]
-    found = discover(paths, assignment.layout())  # ValueError before anything is graded
+    found = discover(paths, assignment.layout(), upload=upload)  # ValueError before anything is graded
     if for_nbgrader:
         from .gradebook import place_for_nbgrader
 

@@ -256,6 +256,7 @@ def run_on_platform(
             force=True,
             isolation=isolation,
             course=course,
+            upload=True,
         )
     # One student's upload: the first folder of it graded, passing over links (never followed), so
     # a link in an uploaded repository does not stand in for the code beside it.

@@ -430,9 +430,10 @@ def notebook_code(
     cells = [(number, cell) for number, cell in enumerate(notebook["cells"], start=1) if cell["cell_type"] == "code"]
     solutions = [(n, c) for n, c in cells if (c.get("metadata", {}).get("nbgrader") or {}).get("solution") is True]
     added: set[int] = set()
+    solution_numbers = {m for m, _ in solutions}  # a set: a notebook may hold a great many cells
     if solutions and course_cells is not None:
-        added = {n for n, c in cells if n not in {m for m, _ in solutions} and course_cells.added(n, c)}
-    chosen = [(n, c) for n, c in cells if n in added or any(n == m for m, _ in solutions)]
+        added = {n for n, c in cells if n not in solution_numbers and course_cells.added(n, c)}
+    chosen = [(n, c) for n, c in cells if n in added or n in solution_numbers]
     if not solutions:
         chosen, selection = cells, "all code cells"
     elif added:

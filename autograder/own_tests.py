@@ -42,6 +42,7 @@ from minesweeper_kit.owntests import (
 
 from .assignments import Assignment, InstructorMaterialMissing, instructor_dir
 from .nofollow import open_nofollow
+from .submission import MAX_SOURCE_BYTES, source_too_large
 
 __all__ = [
     "FoundTests",
@@ -56,8 +57,8 @@ __all__ = [
 
 #: What the feedback says of a submission whose tests file holds no test.
 NO_TESTS = "no tests were found"
-#: A test file longer than this is read only this far.
-MAX_TEST_FILE = 2 << 20
+#: A test file longer than this is not parsed (as for the graded ``.py``; see ``submission``).
+MAX_TEST_FILE = MAX_SOURCE_BYTES
 #: The module name the stand-ins answer to (6.009's ``test.py`` does ``import lab``).
 MODULE = "lab"
 
@@ -107,6 +108,7 @@ class FoundTests:
     file: TestsFile
     origin: str  #: "test.py", "your own tests"
     lines: TestsSource | None = None  #: a notebook's: each line's cell and line in it
+    problem: str = ""  #: why the tests are not run at all (a file too large to read)
 
     @property
     def source(self) -> str:
@@ -138,6 +140,9 @@ def tests_source(
     if graded_file is not None and graded_file.suffix == ".py":
         beside = graded_file.parent / "test.py"
         text = _read_nofollow(beside) if beside != graded_file else None
+        too_large = source_too_large(len(text.encode("utf-8")), "test.py") if text is not None else None
+        if too_large:
+            return FoundTests(TestsFile("", "test.py", spec.file_classes, MODULE), "test.py", problem=too_large)
         if text is not None:
             module = graded_file.stem if graded_file.stem.isidentifier() else MODULE
             return FoundTests(TestsFile(text, "test.py", spec.file_classes, module, skip=spec.course_tests), "test.py")
@@ -163,7 +168,7 @@ def _read_nofollow(path: Path) -> str | None:
     with os.fdopen(fd, "rb") as handle:
         if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
             return None
-        return handle.read(MAX_TEST_FILE).decode("utf-8", errors="replace")
+        return handle.read(MAX_TEST_FILE + 1).decode("utf-8", errors="replace")  # one byte more: too large
 
 
 def _defines_tests(source: str) -> bool:
@@ -296,6 +301,9 @@ def grade_in_submission(
     if tests is None:
         text = f"No tests of your own were found. This step asks for {spec.text}.\n{worth(points)}"
         return OwnTestsGrade(0.0, points, text, {"found": False})
+    if tests.problem:
+        text = f"Your tests ({tests.origin}): {tests.problem}. This step asks for {spec.text}.\n{worth(points)}"
+        return OwnTestsGrade(0.0, points, text, {"found": True, "problem": tests.problem})
     result = grade_own_tests(assignment, tests, seed=seed, isolation=isolation)
     verdicts = result.verdicts
     summary = {

@@ -338,14 +338,17 @@ def _is_student_folder(path: Path, kinds: dict[str, str], layout: Layout) -> boo
     return _collected(path, {name: kind for name, kind in kinds.items() if not name.startswith(".")})
 
 
-def _from_folder(path: Path, layout: Layout, *, students_here: bool = False) -> list[Found]:
+def _from_folder(path: Path, layout: Layout, *, students_here: bool = False, upload: bool = False) -> list[Found]:
     """The students a folder argument (resolved: no link in it) holds, in a stable order. Nothing
     below it is reached through a link: a student's folder that is a link is a student whose file
     is that link, and reading it says so. ``students_here``: the folder is a course's
-    ``submitted/``, one student per sub-folder, whatever they hold."""
+    ``submitted/``, one student per sub-folder, whatever they hold. ``upload``: the folder is what
+    one student uploaded, so nothing in it (an ``nbgrader_config.py``, a ``submitted/``) makes it a
+    course."""
     kinds = entry_kinds(path)
-    course = not students_here and kinds.get(SUBMITTED) == "dir" and _has_course_marker(kinds)
-    if not students_here and kinds.get(SUBMITTED) == "link" and _has_course_marker(kinds):
+    looks_like_a_course = not students_here and not upload and _has_course_marker(kinds)
+    course = looks_like_a_course and kinds.get(SUBMITTED) == "dir"
+    if looks_like_a_course and kinds.get(SUBMITTED) == "link":
         raise ValueError(
             f"{path / SUBMITTED} is a symbolic link, and the grader follows no link below the folder it is "
             "given: give it the folder that link leads to"
@@ -467,7 +470,7 @@ def _distinct_ids(entries: list[Found]) -> list[Found]:
     return result
 
 
-def discover(paths: list[Path], layout: Layout | None = None) -> list[Found]:
+def discover(paths: list[Path], layout: Layout | None = None, *, upload: bool = False) -> list[Found]:
     """Every student in the given arguments, with the file to grade, in a stable order.
 
     A file is one student. A folder that holds code files directly is one student. An nbgrader
@@ -488,8 +491,11 @@ def discover(paths: list[Path], layout: Layout | None = None) -> list[Found]:
     ``ana``) are both graded, each under its id with a suffix of its own (see
     :func:`_distinct_ids`), and their entries carry a ``warning`` for the instructor.
 
+    ``upload``: each folder argument is one student's upload (Gradescope's), read as that student's
+    data: nothing in it is taken for a course.
+
     Raises ``ValueError`` when an argument does not exist, or when an nbgrader course's
-    ``submitted/`` is a link.
+    ``submitted/`` is a link (never for an ``upload``).
     """
     layout = layout or Layout()
     found: list[Found] = []
@@ -512,7 +518,7 @@ def discover(paths: list[Path], layout: Layout | None = None) -> list[Found]:
             continue
         if not path.is_dir():
             raise ValueError(f"a submission must be a .py or .ipynb file or a folder, got {path}")
-        found += _from_folder(path.resolve(), layout)
+        found += _from_folder(path.resolve(), layout, upload=upload)
     unique: list[Found] = []
     seen: set[str] = set()
     for entry in found:
