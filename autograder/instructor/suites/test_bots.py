@@ -43,6 +43,7 @@ from __future__ import annotations
 import hashlib
 import math
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -146,13 +147,26 @@ class PairedBoards:
 
 @dataclass
 class Budget:
-    """The CPU seconds all of the bot's games may use together."""
+    """The CPU seconds all of the bot's games may use together, and the submission's wall-clock
+    deadline (``time.monotonic()``; None: none), which its games share with the rest of its grade."""
 
     total: float
     rule: str  #: how the total was set, for the feedback
     spent: float = 0.0  #: by runners already closed
+    deadline: float | None = None
+    loads: int = 0  #: sandboxes started: only the first load of the bot is free
+
+    def wall_left(self) -> float | None:
+        return None if self.deadline is None else self.deadline - time.monotonic()
+
+    def exhausted(self) -> bool:
+        wall = self.wall_left()
+        return self.total - self.spent <= 0 or (wall is not None and wall <= 0)
 
     def message(self) -> str:
+        wall = self.wall_left()
+        if wall is not None and wall <= 0:
+            return "the submission's wall-clock budget ran out (its moves waited, slept or blocked)"
         return f"the bot's games used up their {self.total:g} s of CPU time ({self.rule})"
 
 
@@ -162,7 +176,10 @@ class BudgetRunner(SandboxRunner):
     def __init__(self, path: str, budget: Budget):
         super().__init__(path, move_timeout=5.0)
         self.limit, self.budget = self.move_timeout, budget
-        self.started = self.box.cpu_seconds()  # loading the bot is not counted
+        # The first load of the bot is not counted; a bot loaded again (its sandbox ended) pays for it.
+        self.started = self.box.cpu_seconds() if budget.loads == 0 else 0.0
+        budget.loads += 1
+        self.box.set_deadline(budget.wall_left())
 
     def used(self) -> float:
         return self.box.cpu_seconds() - self.started
@@ -170,14 +187,18 @@ class BudgetRunner(SandboxRunner):
     def left(self) -> float:
         return self.budget.total - self.budget.spent - self.used()
 
+    def out_of_time(self) -> bool:
+        wall = self.budget.wall_left()
+        return self.left() <= 0 or (wall is not None and wall <= 0)
+
     def new_game(self) -> None:
-        if self.left() <= 0:
+        if self.out_of_time():
             raise BotError("timeout", self.budget.message())
         super().new_game()
 
     def next_move(self, view):
         left = self.left()
-        if left <= 0:
+        if self.out_of_time():
             raise BotError("timeout", self.budget.message())
         self.move_timeout = min(self.limit, left)
         try:
@@ -196,7 +217,7 @@ class BudgetRunner(SandboxRunner):
     @property
     def reusable(self) -> bool:
         """Not once the budget is spent: the games left are then lost before any sandbox starts."""
-        return super().reusable and self.left() > 0
+        return super().reusable and not self.out_of_time()
 
 
 # ------------------------------------------------------------------------------- the games
@@ -228,7 +249,7 @@ def play_bot(path: str, jobs: list, budget: Budget) -> list:
     try:
         for rules, seed, index in jobs:
             if runner is None:
-                if budget.total - budget.spent <= 0:
+                if budget.exhausted():
                     records.append(_lost(rules, seed, index, "timeout", budget.message()))
                     continue
                 if unloadable is not None:  # a bot that cannot load is not loaded again for each game
@@ -255,7 +276,9 @@ def _lost(rules, seed, index, reason, detail):
     return GameRecord.lost_unplayed(index, seed, rules.label, reason, detail)
 
 
-def games_played(settings, seed, source) -> Played:
+def games_played(settings, seed, source, deadline: float | None = None) -> Played:
+    """The bot's games and the judge's, played once per grade; ``deadline`` is the submission's
+    wall-clock deadline (its sandbox's ``deadline``)."""
     games, extra = plan(settings)
     beginner = PairedBoards(Rules.preset(BOARD))
     jobs = [(beginner, game_seed(seed, 0, i), i) for i in range(games)]
@@ -273,7 +296,7 @@ def games_played(settings, seed, source) -> Played:
     total = round(total, 1)
     key = (hashlib.sha256(source.encode()).hexdigest(), seed, games, total)
     if key not in _RESULTS:
-        budget = Budget(total, rule)
+        budget = Budget(total, rule, deadline=deadline)
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "bot.py"
             path.write_text(source)
@@ -362,7 +385,7 @@ def require_bot(box) -> None:
 def test_plays_legal_games(box, settings, seed, submission_source, request):
     """The bot finishes its games without crashes, illegal moves or time-outs"""
     require_bot(box)
-    played = games_played(settings, seed, submission_source)
+    played = games_played(settings, seed, submission_source, box.deadline)
     records = played.bot + played.legal
     bad = [r for r in records if r.reason not in ("won", "mine")]
     if not bad:
@@ -391,7 +414,7 @@ def test_plays_legal_games(box, settings, seed, submission_source, request):
 
 def tier(box, settings, seed, source, share, request):
     require_bot(box)
-    result = compare(games_played(settings, seed, source))
+    result = compare(games_played(settings, seed, source, box.deadline))
     note(request, f"{result.text()}; this test asks for {100 * share:.0f}%")
     if result.ratio < share:
         near = (
