@@ -253,7 +253,12 @@ def grade_own_tests(
     own failures (no sandbox starts, missing instructor material) raise."""
     spec = REQUIREMENTS[assignment.id]
     library = list(library if library is not None else implementations(assignment))
-    limits = limits or OwnTestsLimits(budget_seconds=float(assignment.own_tests_time_limit))
+    limits = limits or OwnTestsLimits(
+        budget_seconds=float(assignment.own_tests_time_limit),
+        # the course's wall_limit bounds the own tests as it bounds the hidden tests; else the
+        # hidden tests' rule, from the own tests' CPU budget
+        wall_seconds=None if assignment.wall_limit is None else float(assignment.wall_limit),
+    )
     run = run_tests(tests.file, library, assignment.names, seed=seed, isolation=isolation, limits=limits)
     if not run.problem and not run.tests:
         run.problem = NO_TESTS
