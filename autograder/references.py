@@ -20,7 +20,7 @@ import re
 from minesweeper_kit.formats.mit6009 import FunctionAPI, function_api
 
 from .assignments import Assignment, instructor_dir
-from .notebook import notebook_code
+from .notebook import notebook_code, test_cells
 from .submission import Submission
 
 __all__ = ["for_function_api", "model_answer", "reference_submission", "release_notebook", "starter_submission"]
@@ -101,6 +101,7 @@ def _from_notebook(student: str, data: bytes, assignment: Assignment) -> Submiss
         selection=selection,
         notes=notes,
         line_map=line_map,
+        test_cells=test_cells(data),  # the notebook's own tests, read as a student's are
     )
 
 

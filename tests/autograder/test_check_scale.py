@@ -3,10 +3,8 @@ course's scale (points + own_tests_points) and the release version 0.
 
 Without a course file, `autograder check` runs on every step in tests/test_stands_alone.py. Here a
 course gives the steps' own tests 5 points on top of 25: the check now grades the model answer
-(every solution cell of the source notebook, its own tests included) out of 30. A step whose
-notebook's own tests do not yet catch every planted bug cannot reach 30: its full-marks test is a
-strict expected failure, so the day those tests catch them all, it is noticed (see "Known gaps" in
-autograder/README.md).
+(every solution cell of the source notebook, its own tests included) out of 30: each notebook's own
+tests must be valid and catch every planted bug of its step.
 """
 
 from __future__ import annotations
@@ -20,8 +18,6 @@ import pytest
 pytestmark = pytest.mark.slow
 
 STEPS = ("neighbors", "make-board", "flood-fill", "hypermines")
-#: The steps whose source notebook's own tests miss planted bugs of their step today.
-OWN_TESTS_MISS_CHAFFS = {"neighbors", "flood-fill", "hypermines"}
 COURSE = "[assignments.{step}]\npoints = 25\nown_tests_points = 5\n"
 
 
@@ -53,12 +49,7 @@ def test_the_check_grades_on_the_course_scale_and_the_release_scores_0(checked, 
             in text, text
 
 
-@pytest.mark.parametrize("step", [
-    pytest.param(step, marks=pytest.mark.xfail(
-        strict=True, reason="pending: the source notebook's own tests do not catch every planted bug of the step"))
-    if step in OWN_TESTS_MISS_CHAFFS else step
-    for step in STEPS
-])
+@pytest.mark.parametrize("step", STEPS)
 def test_the_model_answer_scores_full_marks_with_own_test_points(checked, step):
     text = checked[step]
     assert "[ok] reference scores full marks well inside the limit: 30/30" in text, text

@@ -225,7 +225,9 @@ def test_files_named_by_the_test_travel(tmp_path):
     path = tmp_path / "board.txt"
     path.write_text("2\n1\n1, 0\n")
     assert lab.read(str(path)) == "2\n1\n1, 0\n"
-    assert lab.pair(str(tmp_path / "missing.txt"), 1) == (str(tmp_path / "missing.txt"), 1), "other strings stay strings"
+    assert lab.pair(str(tmp_path / "missing.txt"), 1) == (str(tmp_path / "missing.txt"), 1), (
+        "other strings stay strings"
+    )
 
 
 def test_answers_compare_with_their_types():

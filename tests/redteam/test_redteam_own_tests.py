@@ -39,7 +39,7 @@ from minesweeper_kit.owntests.runner import OwnTestsLimits, TestsFile
 HYPERMINES = get_assignment("hypermines")
 
 #: A TestTiny whose one test is honest: what the entry points are asked about.
-TINY = '''
+TINY = """
 import unittest
 import lab
 
@@ -48,7 +48,7 @@ class TestTiny(unittest.TestCase):
     def test_1d(self):
         game = lab.HyperMinesGame([4], [[3]])
         self.assertEqual(game.dig([0]), 3)
-'''
+"""
 
 #: Each redefines an entry point of the tests' sandbox so that it answers out of shape.
 OUT_OF_SHAPE = {
@@ -113,14 +113,14 @@ def test_on_gradescope_own_tests_out_of_shape_still_give_a_results_json(tmp_path
 def test_an_own_tests_name_and_message_are_cut(tmp_path, small_library):
     """Three tests named with 100,000 characters each, failing with 1 MB messages: the feedback must
     stay small (each message from a sandbox is cut to 2,000 characters, says the README)."""
-    flood = '''
+    flood = """
 def __own_tests__(classes=None):
     return ["test_%d_" % i + "x" * 100_000 for i in range(3)]
 
 
 def __run_own_test__(name):
     return {"outcome": "failed", "kind": "error", "message": "M" * 1_000_000, "line": None}
-'''
+"""
     report = _grade(HYPERMINES, _submission(tmp_path / "mallory", TINY + flood))
     assert report.status == "graded", report.causes
     output = _own(report).output
@@ -130,7 +130,7 @@ def __run_own_test__(name):
 #: One test that keeps the implementation busy: eight digs that each open a 500x500 board, about 2 s
 #: of the implementation's CPU time apiece (16 s in all), each call well under the 10 s a call to
 #: the implementation may take. The test's own process uses almost none.
-BUSY = '''
+BUSY = """
 import unittest
 import lab
 
@@ -140,7 +140,7 @@ class TestTiny(unittest.TestCase):
         for _ in range(8):
             game = lab.HyperMinesGame([500, 500], [])
             self.assertEqual(game.dig([0, 0]), 250000)
-'''
+"""
 
 
 def test_the_implementations_work_for_a_test_is_counted_against_it():
@@ -159,7 +159,7 @@ def test_the_implementations_work_for_a_test_is_counted_against_it():
 
 
 #: One test that idles in every call, just under the 5 s idle guard, for about 21 s in all.
-IDLE = '''
+IDLE = """
 import time
 import unittest
 import lab
@@ -173,7 +173,7 @@ class TestTiny(unittest.TestCase):
             while time.process_time() < end:
                 pass
         self.assertEqual(lab.HyperMinesGame([4], [[3]]).dig([0]), 3)
-'''
+"""
 
 
 def test_the_own_tests_keep_to_the_submissions_wall_clock_budget(tmp_path, small_library):

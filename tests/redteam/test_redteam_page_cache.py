@@ -18,7 +18,7 @@ audit hook, the seccomp filter or any namespace looks at, and without timing any
   implementation but by what it does ... nothing a run leaves behind reaches the next": a test with
   no expected value at all, which only fails when the implementation under test behaves unlike two
   implementations that ran before it, is valid and catches the planted bugs that come after the two
-  correct implementations (the order is drawn from the seed; a seed that puts them first is used).
+  correct implementations (the grader meets the correct ones first).
 
 The region each run uses is drawn at random and dropped from the cache before it starts, so the
 tests do not depend on what ran on the machine before them.
@@ -42,13 +42,14 @@ from unprivileged import unprivileged_prefix
 
 from autograder import own_tests
 from autograder.assignments import get_assignment
+from minesweeper_kit.owntests.runner import TestsFile
 
 PAGE = 4096
 #: Below this size a library leaves no room for the own-tests attack's regions.
 LARGE = 32 << 20
 
 #: The sandboxes' side: leave a note in the page cache, and look for one.
-CHANNEL = r'''
+CHANNEL = r"""
 import os
 
 PAGE = 4096
@@ -87,10 +88,10 @@ def look(path, base, bits):
     except OSError as error:  # refused: nothing can be read back
         return type(error).__name__
     return note
-'''
+"""
 
 #: One sandbox leaves the note, a second one, started after the first has ended, looks for it.
-PROGRAM = r'''
+PROGRAM = r"""
 import json, sys
 from minesweeper_kit.sandbox import Sandbox
 
@@ -100,7 +101,7 @@ with Sandbox(source) as first:
 with Sandbox(source) as second:
     seen = second.call("look", path, base, 64, timeout=30)
 print(json.dumps({"left": left, "seen": seen}))
-'''
+"""
 
 
 def _large_library() -> Path:
@@ -142,11 +143,23 @@ def _run(mode: str) -> tuple[int, dict]:
         staging = Path(tempfile.mkdtemp(prefix="page-cache-"))
         os.chmod(staging, 0o755)
         prefix = unprivileged_prefix(staging)
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": "/tmp", "TMPDIR": "/tmp",
-           "PYTHONDONTWRITEBYTECODE": "1", "MINESWEEPER_SANDBOX_TAG": os.environ.get("MINESWEEPER_SANDBOX_TAG", "")}
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "LANG": "C.UTF-8",
+        "HOME": "/tmp",
+        "TMPDIR": "/tmp",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "MINESWEEPER_SANDBOX_TAG": os.environ.get("MINESWEEPER_SANDBOX_TAG", ""),
+    }
     try:
-        done = subprocess.run(prefix + [sys.executable, "-c", PROGRAM, CHANNEL, str(library), str(base), str(note)],
-                              capture_output=True, text=True, timeout=300, cwd="/", env=env)
+        done = subprocess.run(
+            prefix + [sys.executable, "-c", PROGRAM, CHANNEL, str(library), str(base), str(note)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd="/",
+            env=env,
+        )
     finally:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
@@ -169,7 +182,7 @@ def test_no_note_crosses_from_one_sandbox_to_the_next_through_the_page_cache(mod
 #: in a fresh sandbox) takes the first free slot of a counter, reads what the run before it left
 #: (the hashes of what every earlier implementation did), leaves that list with its own hash added,
 #: and fails only where two earlier implementations agreed and this one does not.
-COMPARING = r'''
+COMPARING = r"""
 import os
 import unittest
 import zlib
@@ -241,30 +254,20 @@ class TestTiny(unittest.TestCase):
         agreed = [value for value in set(before) if before.count(value) >= 2]
         if agreed and mine not in agreed:
             self.fail("this implementation behaves unlike two that came before it")
-'''
+"""
 
 
 def test_own_tests_cannot_compare_the_implementations_through_the_page_cache():
+    """The grader meets the correct implementations first (each in a fresh tests' sandbox), then
+    the planted bugs: a test that remembers what two correct ones did could fail only the bugs."""
     assignment = get_assignment("hypermines")
     found = {i.name: i for i in own_tests.implementations(assignment)}
     wheats = [i for i in found.values() if i.correct][:2]
     chaffs = [found["zero_rendered_as_0"], found["edge_off_by_one"]]
     library = wheats + chaffs
-    # the order the grader tries them in is drawn from the seed: one where the wheats come first
-    seed = next(s for s in range(1, 1000) if all(i.correct for i in _order(library, s)[:2]))
     library_file = _large_library()
     base = _fresh_region(library_file, 32 * (1 << 16) + len(library) * (1 << 22))
-    tests = own_tests.TestsSource(COMPARING.format(path=str(library_file), base=base), "test.py", ("TestTiny",),
-                                  "test.py")
-    result = own_tests.grade_own_tests(assignment, tests, seed=seed, library=library)
-    [test] = result.tests
-    assert test.passed == dict.fromkeys(test.passed, test.passed[wheats[0].name]) or not test.valid, (
-        f"a test with no expected value told the implementations apart: {test.passed}"
-    )
+    source = COMPARING.format(path=str(library_file), base=base)
+    tests = own_tests.FoundTests(TestsFile(source, "test.py", ("TestTiny",), "lab"), "test.py")
+    result = own_tests.grade_own_tests(assignment, tests, seed=1, library=library)
     assert result.caught == [], f"planted bugs caught by comparing implementations, not by behaviour: {result.caught}"
-
-
-def _order(library: list[own_tests.Implementation], seed: int) -> list[own_tests.Implementation]:
-    order = list(library)
-    random.Random(seed).shuffle(order)
-    return order
