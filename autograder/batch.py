@@ -36,7 +36,7 @@ from tqdm import tqdm
 
 from minesweeper_kit.owntests.source import CodeCell
 from minesweeper_kit.sandbox.lifecycle import remove_orphaned_folders
-from minesweeper_kit.shutdown import Terminated, exit_status
+from minesweeper_kit.shutdown import Terminated, exit_status, stops_requested
 
 from .assignments import ORIGINALS_VARIABLE, Assignment, get_assignment, originals_from
 from .course import Course, apply_settings
@@ -214,7 +214,9 @@ def _run_in_pools(jobs: list[dict], workers: int, done: Callable[[dict, dict], N
     pool with a dead worker is treated as broken."""
     context = multiprocessing.get_context("spawn")
     pending = list(jobs)
+    asked_before = len(stops_requested())
     while pending:
+        _stop_if_asked(asked_before)
         pool = concurrent.futures.ProcessPoolExecutor(
             max_workers=min(workers, len(pending)), mp_context=context, initializer=_start_worker
         )
@@ -228,6 +230,7 @@ def _run_in_pools(jobs: list[dict], workers: int, done: Callable[[dict, dict], N
                 finished, waiting = concurrent.futures.wait(
                     waiting, timeout=_WATCH_SECONDS, return_when=concurrent.futures.FIRST_COMPLETED
                 )
+                _stop_if_asked(asked_before)
                 for future in sorted(finished, key=order.__getitem__):
                     job = futures[future]
                     try:
@@ -252,6 +255,14 @@ def _run_in_pools(jobs: list[dict], workers: int, done: Callable[[dict, dict], N
         except BaseException:  # Ctrl+C or SIGTERM: no worker or sandbox may outlive the batch
             _stop_workers(pool)
             raise
+
+
+def _stop_if_asked(asked_before: int) -> None:
+    """Raise the interrupt of a stop asked since the batch began whose own exception never came
+    out (raised inside a finalizer, say, where Python drops it): the batch still stops."""
+    asked = stops_requested()[asked_before:]
+    if asked:
+        raise _interrupt(asked[0])
 
 
 def _lost_a_worker(pool: concurrent.futures.ProcessPoolExecutor) -> bool:

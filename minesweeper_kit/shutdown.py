@@ -21,9 +21,19 @@ import threading
 from collections.abc import Callable
 from types import FrameType
 
-__all__ = ["Terminated", "exit_status", "stop_on_sigterm", "die_with_parent", "dies_with_this_process"]
+__all__ = [
+    "Terminated",
+    "exit_status",
+    "stop_on_sigterm",
+    "stops_requested",
+    "die_with_parent",
+    "dies_with_this_process",
+]
 
 _PR_SET_PDEATHSIG = 1  # from <sys/prctl.h>
+
+#: Every stop asked of this process through :func:`stop_on_sigterm`'s handlers, by signal number.
+_REQUESTED: list[int] = []
 
 
 class Terminated(KeyboardInterrupt):
@@ -53,6 +63,7 @@ def stop_on_sigterm(before: Callable[[], None] | None = None) -> bool:
 
     def handler(number: int, frame: FrameType | None) -> None:
         nonlocal stopping
+        _REQUESTED.append(number)
         if stopping:
             return
         stopping = True
@@ -60,8 +71,23 @@ def stop_on_sigterm(before: Callable[[], None] | None = None) -> bool:
             before()
         raise Terminated()
 
+    def interrupt(number: int, frame: FrameType | None) -> None:
+        _REQUESTED.append(number)
+        raise KeyboardInterrupt  # Python's own handler, the request recorded
+
     signal.signal(signal.SIGTERM, handler)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, interrupt)
     return True
+
+
+def stops_requested() -> list[int]:
+    """The signals that asked this process to stop since :func:`stop_on_sigterm`, oldest first.
+
+    The exception a handler raises goes where the main thread happens to be, and Python drops an
+    exception raised inside a finalizer or a weak reference's callback (it prints "Exception
+    ignored"); a loop that must stop (the grader's batch) also looks here at each turn."""
+    return list(_REQUESTED)
 
 
 @functools.cache

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import multiprocessing
 import os
 import secrets
 import signal
@@ -510,3 +511,66 @@ def test_make_test_stops_pytest_and_its_servers_on_sigterm(tmp_path, start):
     code = run.stop(signal.SIGTERM)
     assert not survivors(run), f"left running after SIGTERM: {survivors(run, 0)}"
     assert code != 0, run.text()[-3000:]
+
+
+#: SIGTERM sent while a weak reference's callback runs: the handler raises there, and Python drops it.
+LOST_STOP = """
+import os, signal, weakref
+from minesweeper_kit.shutdown import stop_on_sigterm, stops_requested
+
+stop_on_sigterm()
+
+
+class Thing:
+    pass
+
+
+def callback(reference):
+    os.kill(os.getpid(), signal.SIGTERM)
+    for _ in range(1000):  # the handler runs here, inside the callback
+        pass
+
+
+thing = Thing()
+watch = weakref.ref(thing, callback)
+del thing
+print("went on; recorded:", stops_requested() == [signal.SIGTERM])
+"""
+
+
+def test_a_sigterm_whose_exception_python_drops_is_still_recorded():
+    """Where the main thread is when a signal lands decides where its handler's exception goes;
+    inside a finalizer or a weak reference's callback (a process pool being replaced runs both)
+    Python drops it and the program goes on. The stop is recorded all the same."""
+    done = subprocess.run([sys.executable, "-c", LOST_STOP], capture_output=True, text=True, timeout=60)
+    assert "Exception ignored" in done.stderr and "Terminated" in done.stderr, done.stderr
+    assert done.stdout.strip() == "went on; recorded: True", done.stdout + done.stderr
+
+
+def test_the_batch_stops_on_a_stop_whose_exception_was_dropped(monkeypatch):
+    """A SIGTERM recorded while the pool's jobs run, its exception never raised in the batch: the
+    batch sees the request at its next turn, stops every worker and raises Terminated."""
+    import threading
+
+    from autograder import batch
+    from minesweeper_kit.shutdown import Terminated
+
+    monkeypatch.setattr(batch, "_pool_job", crash_or_sleep)
+    asked: list[int] = []
+    monkeypatch.setattr(batch, "stops_requested", lambda: list(asked))
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            batch._run_in_pools([{"kind": "sleep"}, {"kind": "sleep"}], 2, lambda job, result: None)
+        except BaseException as error:  # noqa: BLE001 - what the batch raises is the finding
+            raised.append(error)
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    wait_for(lambda: len(multiprocessing.active_children()) >= 2, "the pool's workers")
+    asked.append(signal.SIGTERM)
+    worker.join(timeout=300)  # the jobs sleep 600 s: a batch that waits for them is still going
+    assert not worker.is_alive(), "the batch went on after a stop it had recorded"
+    assert len(raised) == 1 and isinstance(raised[0], Terminated), raised
+    assert not multiprocessing.active_children(), multiprocessing.active_children()

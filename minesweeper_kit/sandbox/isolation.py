@@ -619,6 +619,7 @@ class UidLease:
 #: graded code has no use for more).
 TCP_BUFFER_BYTES = 16 * 1024 * 1024
 
+
 class MemoryCgroup:
     """A memory limit for one sandbox as a whole, where this machine lets the grader set one.
 
