@@ -368,6 +368,9 @@ def _release_manager(manager: Any, wakeup: Any) -> None:
     if manager is None or not manager.is_alive():
         return
     with contextlib.suppress(Exception):  # the pool's internals: whatever their state, never raise
+        while True:  # the jobs not handed out yet: the manager would look each one up
+            manager.work_ids_queue.get_nowait()
+    with contextlib.suppress(Exception):
         manager.pending_work_items.clear()
         wakeup.wakeup()
 

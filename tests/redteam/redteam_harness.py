@@ -80,6 +80,13 @@ class GraderWatch:
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
+    @staticmethod
+    def _command(pid: int) -> bytes:
+        try:
+            return Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            return b""
+
     def _graders(self) -> list[int]:
         table = _proc_table()
         children: dict[int, list[int]] = {}
@@ -96,7 +103,12 @@ class GraderWatch:
         return found
 
     def _sample(self) -> None:
+        root_command = self._command(self.root)
         for pid in self._graders():
+            if pid != self.root and root_command and self._command(pid) == root_command:
+                # a fork of the root that has not run its program yet: it shows the root's own
+                # memory (a test session's process, grown by every test before), not the grader's
+                continue
             try:
                 status = Path(f"/proc/{pid}/status").read_text()
                 data = Path(f"/proc/{pid}/stat").read_bytes().rpartition(b")")[2].split()
