@@ -32,7 +32,7 @@ __all__ = [
 
 _PR_SET_PDEATHSIG = 1  # from <sys/prctl.h>
 
-#: Every stop asked of this process through :func:`stop_on_sigterm`'s handlers, by signal number.
+#: Every stop asked of this process through :func:`stop_on_sigterm`'s handler, by signal number.
 _REQUESTED: list[int] = []
 
 
@@ -71,18 +71,15 @@ def stop_on_sigterm(before: Callable[[], None] | None = None) -> bool:
             before()
         raise Terminated()
 
-    def interrupt(number: int, frame: FrameType | None) -> None:
-        _REQUESTED.append(number)
-        raise KeyboardInterrupt  # Python's own handler, the request recorded
-
+    # SIGINT keeps Python's own handler: asyncio and anyio handle Ctrl+C in their own way only
+    # when they find that handler in place (a replacement, however alike, leaves event loops, such
+    # as JupyterLab's and nbclient's, to be stopped at an arbitrary point)
     signal.signal(signal.SIGTERM, handler)
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        signal.signal(signal.SIGINT, interrupt)
     return True
 
 
 def stops_requested() -> list[int]:
-    """The signals that asked this process to stop since :func:`stop_on_sigterm`, oldest first.
+    """The SIGTERMs that asked this process to stop since :func:`stop_on_sigterm`, oldest first.
 
     The exception a handler raises goes where the main thread happens to be, and Python drops an
     exception raised inside a finalizer or a weak reference's callback (it prints "Exception
