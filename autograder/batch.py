@@ -26,7 +26,7 @@ import tempfile
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import FrameType
@@ -657,8 +657,7 @@ def _grade_jobs(
 
     def done(job: dict, result: dict) -> None:
         report = finish(GradeReport.from_dict(result))
-        with _signals_held():  # the results folder and the gradebook's reports agree, whenever Ctrl+C comes
-            _write(job, report, results_dir, reports, group_readable)
+        _write(job, report, results_dir, reports, group_readable)
         bar.update(1)
         score = "not graded" if report.score is None else f"{report.score:g}/{report.max_score:g}"
         bar.set_postfix_str(f"{report.student}: {score}")
@@ -670,34 +669,6 @@ def _grade_jobs(
             _run_local(job_list, workers, done)
     finally:
         bar.close()
-
-
-@contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """Ctrl+C or SIGTERM arriving inside the block takes effect at its end, as its handler would
-    have had it: a student's results are written and recorded together or not at all. Python runs
-    signal handlers in the main thread only; elsewhere nothing is held."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held: list[int] = []
-
-    def hold(number: int, frame: FrameType | None) -> None:
-        held.append(number)
-
-    numbers = (signal.SIGINT, signal.SIGTERM)
-    previous: dict[int, Any] = {number: signal.signal(number, hold) for number in numbers}
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, signal.SIG_DFL if handler is None else handler)
-        if held:
-            handler = previous[held[0]]
-            if callable(handler):
-                handler(held[0], None)  # raises as it would have in the block
-            elif handler != signal.SIG_IGN:
-                raise _interrupt(held[0])
 
 
 def _write(

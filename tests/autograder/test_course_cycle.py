@@ -277,35 +277,6 @@ def test_an_answer_written_in_an_added_cell_is_graded_and_the_feedback_says_wher
 
 
 # ---------------------------------------------------------------------- interrupts and resumes
-def test_a_ctrl_c_while_a_students_results_are_written_keeps_them_and_the_gradebook_together(
-    tmp_path, monkeypatch, reference_source
-):
-    """Ctrl+C lands just after a student's results.json is written: that student is in the CSV
-    too (the stop takes effect once the student is recorded), and the batch stops there."""
-    from autograder import batch
-
-    for number in range(3):
-        (tmp_path / "subs" / f"s{number}").mkdir(parents=True)
-        (tmp_path / "subs" / f"s{number}" / "lab.py").write_text(reference_source)
-    real_write = batch.write_student
-
-    def write_then_interrupt(report, *args, **kwargs):
-        written = real_write(report, *args, **kwargs)
-        if report.student == "s1":
-            os.kill(os.getpid(), signal.SIGINT)  # Ctrl+C, here, between the files and the gradebook
-            for _ in range(1000):  # Python runs the handler at once, here
-                pass
-        return written
-
-    monkeypatch.setattr(batch, "write_student", write_then_interrupt)
-    results, gradebook = tmp_path / "results", tmp_path / "grades.csv"
-    with pytest.raises(KeyboardInterrupt):
-        batch.grade_batch("hypermines", [tmp_path / "subs"], results, csv_path=gradebook, jobs=1, progress=False)
-    finished = {folder.parent.name for folder in results.glob("students/*/results.json")}
-    assert finished == {"s0", "s1"}, finished
-    assert {row["student"] for row in csv.DictReader(gradebook.open())} == finished
-
-
 def test_ctrl_c_keeps_the_finished_results_and_a_resume_keeps_the_seed(tmp_path, reference_source):
     """Ctrl+C during a batch: exit 130, no traceback, one line with the count and how to resume,
     the CSV of what is done; a resume uses the recorded seed, a different --seed is refused, and
