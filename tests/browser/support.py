@@ -211,7 +211,8 @@ def run_all_cells(page, notebook: Notebook, timeout: float = 600) -> list[str]:
     for _resume in range(3):
         texts = _wait_for_run(page, notebook, prompts, deadline)
         stopped = next((i for i, t in enumerate(texts) if not re.search(r"\[\d+\]", t)), None)
-        if stopped is None or stopped == 0 or _has_error(page, stopped - 1):
+        missed = stopped is not None and "*" in texts[stopped]  # the page missed that cell's end
+        if stopped is None or not missed and (stopped == 0 or _has_error(page, stopped - 1)):
             return texts
         notebook.shot("run-lost-resumed")
         page.locator(".jp-NotebookPanel .jp-CodeCell").nth(stopped).locator(".jp-InputArea-prompt").click()
@@ -246,21 +247,48 @@ def _run_from_menu(page, notebook: Notebook, item: str, prompts: str, ran: int =
 def _wait_for_run(page, notebook: Notebook, prompts: str, deadline: float) -> list[str]:
     """Once a cell fails, JupyterLab shows every cell still waiting as "[ ]", although the kernel
     goes on with them when the failed cell let it (the tag raises-exception): the run is over when
-    every cell has its number, or when the kernel has stayed idle and nothing has changed."""
+    every cell has its number, or when the kernel has stayed idle and nothing has changed.
+
+    On a busy machine the page can miss the end of a cell (its prompt stays "[*]", or the kernel's
+    status stays "busy") while the server knows the kernel is idle: after a minute with nothing
+    changed the server is asked, and a run it calls over is returned for the caller to resume."""
     status = page.locator(".jp-NotebookPanel:visible [data-status]").first
-    last, quiet = None, 0
+    last, quiet, changed = None, 0, time.monotonic()
+    texts, shown = [], None
     while time.monotonic() < deadline:
         texts = page.locator(prompts).all_text_contents()
         if all(re.search(r"\[\d+\]", t) for t in texts):
             return texts
-        idle = status.get_attribute("data-status") == "idle" and not any("*" in t for t in texts)
-        quiet = quiet + 1 if idle and texts == last else 0
+        shown = status.get_attribute("data-status")
+        idle = shown == "idle" and not any("*" in t for t in texts)
+        quiet = quiet + 1 if idle and (texts, shown) == last else 0
         if quiet >= 6:  # three seconds idle, the prompts unchanged: the run stopped
             return texts
-        last = texts
+        if (texts, shown) != last:
+            last, changed = (texts, shown), time.monotonic()
+        elif time.monotonic() - changed > 60 and _kernel_idle_on_server(page, notebook):
+            notebook.shot("run-end-missed-by-the-page")
+            return texts
         time.sleep(0.5)
     notebook.shot("run-all-timeout")
-    raise AssertionError("Run All did not finish in time")
+    raise AssertionError(f"Run All did not finish in time: the page shows the kernel {shown!r} and the "
+                         f"prompts {texts}; the server shows it {_kernel_states(page, notebook)}")
+
+
+def _kernel_states(page, notebook: Notebook) -> list[str] | str:
+    """The execution state of the notebook's kernel as the server knows it (not as the page shows it)."""
+    origin = re.match(r"https?://[^/]+", page.url).group(0)
+    try:
+        sessions = page.request.get(f"{origin}/api/sessions", timeout=10_000).json()
+        return [session["kernel"]["execution_state"] for session in sessions
+                if Path(session["path"]).stem == notebook.name and session.get("kernel")]
+    except Exception as error:  # the question is asked for a diagnosis: never fail on it
+        return f"not known ({type(error).__name__}: {error})"
+
+
+def _kernel_idle_on_server(page, notebook: Notebook) -> bool:
+    states = _kernel_states(page, notebook)
+    return isinstance(states, list) and bool(states) and all(state == "idle" for state in states)
 
 
 def open_notebook(page, lab: Lab, name: str, cells: list[str]) -> Notebook:

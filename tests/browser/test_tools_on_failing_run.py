@@ -99,7 +99,7 @@ def test_run_all_with_a_bug_reaches_every_tool(released, lab, page, case):
     page.wait_for_selector(".jp-NotebookPanel [data-status='idle']", state="attached", timeout=90_000)
     notebook = Notebook(page, f"failing-{case}")
 
-    prompts = run_all_cells(page, notebook, timeout=900)
+    prompts = run_all_cells(page, notebook, timeout=600)
     notebook.shot("ran-all")
     # the run went to the end: every code cell ran, although a visible test failed on the way
     assert all(re.search(r"\[\d+\]", p) for p in prompts), f"Run All stopped: {prompts}"
