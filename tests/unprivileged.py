@@ -54,3 +54,29 @@ def unprivileged_prefix(staging: Path, uid: int = UNPRIVILEGED_UID) -> list[str]
         steps += [f"mount -t tmpfs -o mode=755 tmpfs {hidden}"] + moves
     script = " && ".join(steps) + ' && exec "$0" "$@"'
     return ["unshare", "-m", "sh", "-c", script] + become
+
+
+def run_python(mode: str, program: str, *args: str, timeout: float = 300) -> dict:
+    """``python -c program args`` run from ``/`` as root (``mode`` "root") or as the ordinary user
+    (any other mode), with a plain environment; the JSON object its last line prints. A program
+    that fails fails the calling test with its output."""
+    import json
+    import shutil
+    import subprocess
+
+    staging = None
+    prefix: list[str] = []
+    if mode != "root":
+        staging = Path(tempfile.mkdtemp(prefix="as-user-"))
+        os.chmod(staging, 0o755)
+        prefix = unprivileged_prefix(staging)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": "/tmp", "TMPDIR": "/tmp",
+           "PYTHONDONTWRITEBYTECODE": "1", "MINESWEEPER_SANDBOX_TAG": os.environ.get("MINESWEEPER_SANDBOX_TAG", "")}
+    try:
+        done = subprocess.run(prefix + [sys.executable, "-c", program, *args], capture_output=True, text=True,
+                              timeout=timeout, cwd="/", env=env)
+    finally:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])

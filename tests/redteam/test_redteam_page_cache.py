@@ -26,19 +26,15 @@ tests do not depend on what ran on the machine before them.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import secrets
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 from redteam_harness import MODES
-from unprivileged import unprivileged_prefix
+from unprivileged import run_python
 
 from autograder import own_tests
 from autograder.assignments import get_assignment
@@ -137,34 +133,7 @@ def _run(mode: str) -> tuple[int, dict]:
     library = _large_library()
     base = _fresh_region(library, 64 * PAGE)
     note = secrets.randbits(64) | 1
-    staging = None
-    prefix: list[str] = []
-    if mode == "user":
-        staging = Path(tempfile.mkdtemp(prefix="page-cache-"))
-        os.chmod(staging, 0o755)
-        prefix = unprivileged_prefix(staging)
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "LANG": "C.UTF-8",
-        "HOME": "/tmp",
-        "TMPDIR": "/tmp",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "MINESWEEPER_SANDBOX_TAG": os.environ.get("MINESWEEPER_SANDBOX_TAG", ""),
-    }
-    try:
-        done = subprocess.run(
-            prefix + [sys.executable, "-c", PROGRAM, CHANNEL, str(library), str(base), str(note)],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            cwd="/",
-            env=env,
-        )
-    finally:
-        if staging is not None:
-            shutil.rmtree(staging, ignore_errors=True)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
-    return note, json.loads(done.stdout.strip().splitlines()[-1])
+    return note, run_python(mode, PROGRAM, CHANNEL, str(library), str(base), str(note))
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -13,17 +13,11 @@ allowed (the hook is advice), the child asks for a software event on process 1 a
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
 
 import pytest
 from redteam_harness import MODES
-from unprivileged import unprivileged_prefix
+from unprivileged import run_python
 
 ATTACH = r'''
 import ctypes, errno, os, struct
@@ -54,22 +48,7 @@ with Sandbox(sys.argv[1], audit=False, import_policy=ImportPolicy(denied=frozens
 
 
 def _run(mode: str) -> dict:
-    staging = None
-    prefix: list[str] = []
-    if mode == "user":
-        staging = Path(tempfile.mkdtemp(prefix="perf-"))
-        os.chmod(staging, 0o755)
-        prefix = unprivileged_prefix(staging)
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": "/tmp", "TMPDIR": "/tmp",
-           "PYTHONDONTWRITEBYTECODE": "1", "MINESWEEPER_SANDBOX_TAG": os.environ.get("MINESWEEPER_SANDBOX_TAG", "")}
-    try:
-        done = subprocess.run(prefix + [sys.executable, "-c", PROGRAM, ATTACH], capture_output=True, text=True,
-                              timeout=300, cwd="/", env=env)
-    finally:
-        if staging is not None:
-            shutil.rmtree(staging, ignore_errors=True)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_python(mode, PROGRAM, ATTACH)
 
 
 @pytest.mark.parametrize("mode", MODES)

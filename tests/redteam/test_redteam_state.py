@@ -13,19 +13,11 @@ and as an ordinary user.
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
 
 import pytest
-
-from minesweeper_kit.sandbox import ImportPolicy, Sandbox
 from redteam_harness import MODES, clear_user_keyrings
-from unprivileged import unprivileged_prefix
+from unprivileged import run_python
 
 CHANNELS = ("user_keyring", "dev_shm", "tmp", "workdir", "sysv_shm", "sysv_msg", "posix_mq", "abstract_socket")
 
@@ -160,23 +152,7 @@ print(json.dumps({"left": left, "during": during, "after": after}))
 
 
 def _run(mode: str) -> dict:
-    if mode == "root":
-        prefix: list[str] = []
-        staging = None
-    else:
-        staging = Path(tempfile.mkdtemp(prefix="state-"))
-        os.chmod(staging, 0o755)
-        prefix = unprivileged_prefix(staging)
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": "/tmp", "TMPDIR": "/tmp",
-           "PYTHONDONTWRITEBYTECODE": "1", "MINESWEEPER_SANDBOX_TAG": os.environ.get("MINESWEEPER_SANDBOX_TAG", "")}
-    try:
-        done = subprocess.run(prefix + [sys.executable, "-c", PROGRAM, SHARED], capture_output=True, text=True,
-                              timeout=300, cwd="/", env=env)
-    finally:
-        if staging is not None:
-            shutil.rmtree(staging, ignore_errors=True)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    seen = run_python(mode, PROGRAM, SHARED)
     clear_user_keyrings({seen["left"]["uid"]} if mode == "root" else set())
     return seen
 
