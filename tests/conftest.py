@@ -154,6 +154,9 @@ def pytest_runtest_makereport(item, call):
     report = yield
     if call.excinfo is not None:
         release_frames(call.excinfo.value)
+    lab = getattr(item, "funcargs", {}).get("lab")
+    if report.failed and call.when == "call" and isinstance(lab, Lab):  # a lost kernel or socket shows there
+        report.sections.append(("JupyterLab's log, its last lines", lab.log_tail()))
     return report
 
 

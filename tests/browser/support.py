@@ -100,6 +100,10 @@ class Lab:
         nbformat.write(nb, self.notebooks / name)
         return f"{self.url}/lab/tree/{name}?reset&token={self.token}"
 
+    def log_tail(self, lines: int = 60) -> str:
+        self.log.flush()
+        return "\n".join((self.root / "lab.log").read_text(errors="replace").splitlines()[-lines:])
+
     def stop(self) -> None:
         try:
             os.killpg(self.process.pid, 15)
@@ -212,7 +216,7 @@ def run_all_cells(page, notebook: Notebook, timeout: float = 600) -> list[str]:
         texts = _wait_for_run(page, notebook, prompts, deadline)
         stopped = next((i for i, t in enumerate(texts) if not re.search(r"\[\d+\]", t)), None)
         missed = stopped is not None and "*" in texts[stopped]  # the page missed that cell's end
-        if stopped is None or not missed and (stopped == 0 or _has_error(page, stopped - 1)):
+        if stopped is None or (not missed and (stopped == 0 or _has_error(page, stopped - 1))):
             return texts
         notebook.shot("run-lost-resumed")
         page.locator(".jp-NotebookPanel .jp-CodeCell").nth(stopped).locator(".jp-InputArea-prompt").click()
