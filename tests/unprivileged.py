@@ -6,9 +6,12 @@ lives: both start the grader through :func:`unprivileged_prefix`.
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
+import shutil
 import stat
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -60,10 +63,6 @@ def run_python(mode: str, program: str, *args: str, timeout: float = 300) -> dic
     """``python -c program args`` run from ``/`` as root (``mode`` "root") or as the ordinary user
     (any other mode), with a plain environment; the JSON object its last line prints. A program
     that fails fails the calling test with its output."""
-    import json
-    import shutil
-    import subprocess
-
     staging = None
     prefix: list[str] = []
     if mode != "root":
