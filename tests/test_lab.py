@@ -4,7 +4,6 @@ import contextlib
 import json
 import os
 import secrets
-import socket
 import subprocess
 import sys
 import tempfile
@@ -13,29 +12,31 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+from jupyter_port import bound_port, free_port
+
 from minesweeper_kit.widgets.web import token_environment
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @contextlib.contextmanager
 def mines_lab(folder: Path, tmp_path: Path) -> Iterator[tuple[dict, str, str]]:
     """`mines lab FOLDER` run from `tmp_path` until the block ends: its listing of the folder (once it
     answers), its address and its token; the start and the stop are the same for every test."""
-    port, token = free_port(), secrets.token_hex(16)
+    token = secrets.token_hex(16)
     server = subprocess.Popen(
         [sys.executable, "-m", "minesweeper_kit.cli", "lab", str(folder), "--no-browser",
-         f"--ServerApp.port={port}", "--ServerApp.ip=127.0.0.1"],
+         f"--ServerApp.port={free_port()}", "--ServerApp.ip=127.0.0.1"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path,
         env=token_environment({**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")},
                               tempfile.mkdtemp(dir=tmp_path), token))
+
+    def printed() -> str:
+        server.kill()
+        return server.communicate()[0].decode(errors="replace")
+
     try:
+        port = bound_port(tmp_path / "runtime", server, printed)
         listing = None
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and server.poll() is None:
@@ -46,9 +47,7 @@ def mines_lab(folder: Path, tmp_path: Path) -> Iterator[tuple[dict, str, str]]:
             except OSError:
                 time.sleep(0.5)
         if listing is None:
-            server.kill()
-            printed = server.communicate()[0].decode(errors="replace")
-            raise AssertionError("JupyterLab did not answer:\n" + printed[-3000:])
+            raise AssertionError("JupyterLab did not answer:\n" + printed()[-3000:])
         yield listing, f"http://127.0.0.1:{port}", token
     finally:
         server.terminate()

@@ -17,7 +17,6 @@ import multiprocessing
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import pytest
+from jupyter_port import bound_port, free_port
 
 from minesweeper_kit.widgets.web import token_environment
 
@@ -371,22 +371,17 @@ def test_a_signal_while_a_broken_pool_is_replaced_stops_every_worker(monkeypatch
 
 
 # ------------------------------------------------------------------------------------------ mines lab
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.parametrize("number", SIGNALS, ids=_named)
 def test_mines_lab_stops_with_every_kernel(tmp_path, start, number):
     """`mines lab` is JupyterLab once started: the signal stops it and every kernel it started."""
-    port, token = _free_port(), secrets.token_hex(16)
+    token = secrets.token_hex(16)
     (tmp_path / "notebooks").mkdir()
     run = start([sys.executable, "-m", "minesweeper_kit.cli", "lab", str(tmp_path / "notebooks"), "--no-browser",
-                 f"--ServerApp.port={port}", "--ServerApp.ip=127.0.0.1"],
+                 f"--ServerApp.port={free_port()}", "--ServerApp.ip=127.0.0.1"],
                 cwd=tmp_path, env=token_environment({"JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
                                                      "JUPYTER_CONFIG_DIR": str(tmp_path / "config")},
                                                     tempfile.mkdtemp(dir=tmp_path), token))
+    port = bound_port(tmp_path / "runtime", run.process, run.text)
     url = f"http://127.0.0.1:{port}/api/kernels?token={token}"
 
     def answers() -> bool:

@@ -17,7 +17,6 @@ import json
 import os
 import re
 import secrets
-import socket
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from jupyter_port import bound_port, free_port
 
 from minesweeper_kit.shutdown import dies_with_this_process
 from minesweeper_kit.widgets.web import token_environment
@@ -34,12 +34,6 @@ CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Lab:
@@ -52,8 +46,6 @@ class Lab:
     def __init__(self, root: Path, options: tuple[str, ...] = ()) -> None:
         self.root = root
         self.token = secrets.token_hex(16)
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
         settings = root / ".settings"
         notification = settings / "@jupyterlab" / "apputils-extension"
         notification.mkdir(parents=True)
@@ -67,7 +59,7 @@ class Lab:
         self.log = open(root / "lab.log", "w")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
-             f"--port={self.port}", f"--ServerApp.root_dir={self.notebooks}",
+             f"--port={free_port()}", f"--ServerApp.root_dir={self.notebooks}",
              f"--LabApp.user_settings_dir={settings}",
              f"--LabApp.workspaces_dir={root / '.workspaces'}",
              "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
@@ -82,6 +74,8 @@ class Lab:
 
     def _wait_ready(self, timeout: float = 90) -> None:
         deadline = time.monotonic() + timeout
+        self.port = bound_port(self.root / ".runtime", self.process, self.log_tail, timeout)
+        self.url = f"http://127.0.0.1:{self.port}"
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"JupyterLab exited: {(self.root / 'lab.log').read_text()}")

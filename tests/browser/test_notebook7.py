@@ -18,11 +18,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from jupyter_port import bound_port, free_port
 
 from minesweeper_kit.shutdown import dies_with_this_process
 from minesweeper_kit.widgets.web import token_environment
 
-from .support import Notebook, _free_port, act, board_locator
+from .support import Notebook, act, board_locator
 
 pytestmark = pytest.mark.browser
 
@@ -44,12 +45,11 @@ class NotebookServer:
     def __init__(self, root: Path) -> None:
         self.root = root / "notebooks"
         self.root.mkdir()
-        self.port, self.token = _free_port(), secrets.token_hex(16)
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.token = secrets.token_hex(16)
         self.log = open(root / "notebook.log", "w")
         env = dict(os.environ, JUPYTER_CONFIG_DIR=str(root / ".config"), JUPYTER_RUNTIME_DIR=str(root / ".runtime"))
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "notebook", "--no-browser", "--ip=127.0.0.1", f"--port={self.port}",
+            [sys.executable, "-m", "notebook", "--no-browser", "--ip=127.0.0.1", f"--port={free_port()}",
              f"--ServerApp.root_dir={self.root}", "--allow-root"],
             stdout=self.log, stderr=subprocess.STDOUT, env=token_environment(env, tempfile.mkdtemp(dir=root), self.token),
             start_new_session=True,
@@ -62,6 +62,8 @@ class NotebookServer:
 
     def _wait_ready(self, root: Path) -> None:
         deadline = time.monotonic() + 90
+        self.port = bound_port(root / ".runtime", self.process, (root / "notebook.log").read_text, 90)
+        self.url = f"http://127.0.0.1:{self.port}"
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"Jupyter Notebook exited: {(root / 'notebook.log').read_text()}")

@@ -6,7 +6,6 @@ import json
 import os
 import re
 import secrets
-import socket
 import subprocess
 import sys
 import tempfile
@@ -16,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
+from jupyter_port import bound_port, free_port
 from nbclient import NotebookClient
 
 from minesweeper_kit.widgets.web import token_environment
@@ -122,12 +122,6 @@ def visible_tests_after(nb, exercise: str) -> list[str]:
 # ------------------------------------------------------------------ JupyterLab, as `mines lab` starts it
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Lab:
     """`mines lab --workspace FOLDER` in a subprocess: the build, then the JupyterLab it starts.
 
@@ -136,17 +130,17 @@ class Lab:
     runs in a session of its own, so stopping it stops its kernels too."""
 
     def __init__(self, folder: Path, root: Path):
-        self.port, self.token = free_port(), secrets.token_hex(16)
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.token = secrets.token_hex(16)
+        self.runtime = root / "runtime"
         self.log = root / "lab.log"
-        env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(root / "runtime"),
+        env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(self.runtime),
                "JUPYTER_CONFIG_DIR": str(root / "config"), "JUPYTERLAB_SETTINGS_DIR": str(root / "settings"),
                "JUPYTERLAB_WORKSPACES_DIR": str(root / "lab-workspaces")}
         env.pop("JUPYTER_CONFIG_PATH", None)
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "minesweeper_kit.cli", "lab", "--workspace", str(folder), "--no-browser",
-                 f"--ServerApp.port={self.port}", "--ServerApp.ip=127.0.0.1"],
+                 f"--ServerApp.port={free_port()}", "--ServerApp.ip=127.0.0.1"],
                 cwd=REPO, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
                 env=token_environment(env, tempfile.mkdtemp(dir=root), self.token))
 
@@ -165,6 +159,8 @@ class Lab:
     def wait(self, timeout: float = 600) -> None:
         """Until JupyterLab answers; if it never does, stop it and fail with what it printed."""
         deadline = time.monotonic() + timeout
+        self.port = bound_port(self.runtime, self.process, self.output, timeout)
+        self.url = f"http://127.0.0.1:{self.port}"
         while time.monotonic() < deadline and self.process.poll() is None:
             try:
                 self.fetch("/api/status", timeout=5)

@@ -15,7 +15,6 @@ import os
 import re
 import select
 import signal
-import socket
 import stat
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from pathlib import Path
 
 import pytest
 from browser.support import run_coroutine
+from jupyter_port import free_port
 
 from minesweeper_kit.shutdown import dies_with_this_process
 from minesweeper_kit.widgets.web import _redirect_file, token_environment
@@ -72,12 +72,6 @@ def assert_token_on_no_command_line(server: int, token: str, kernels: int) -> No
     lines = {pid: command_line(pid) for pid in tree}
     assert not [line for line in lines.values() if token in line], lines
     assert not command_lines_holding(token)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _status(port: int, path: str, headers: dict[str, str] | None = None) -> tuple[int, str]:
@@ -211,14 +205,13 @@ def test_the_browser_tests_lab_has_its_token_on_no_command_line(lab):
 def test_mines_lab_has_its_token_on_no_command_line(tmp_path):
     """`mines lab` leaves the token to JupyterLab, which makes one and prints it; neither puts it on
     a command line (the server's own or its kernels')."""
-    port = _free_port()
     runtime = tmp_path / "runtime"
     (tmp_path / "notebooks").mkdir()
     env = {key: value for key, value in os.environ.items() if key not in ("JUPYTER_TOKEN", "JUPYTER_TOKEN_FILE")}
     env.update(JUPYTER_RUNTIME_DIR=str(runtime), JUPYTER_CONFIG_DIR=str(tmp_path / "config"))
     server = subprocess.Popen(
         [sys.executable, "-m", "minesweeper_kit.cli", "lab", str(tmp_path / "notebooks"), "--no-browser",
-         f"--ServerApp.port={port}", "--ServerApp.ip=127.0.0.1"],
+         f"--ServerApp.port={free_port()}", "--ServerApp.ip=127.0.0.1"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path, env=env, start_new_session=True,
         preexec_fn=dies_with_this_process())
     try:
@@ -230,11 +223,14 @@ def test_mines_lab_has_its_token_on_no_command_line(tmp_path):
                     info = json.loads(files[0].read_text())
             time.sleep(0.3)
         assert info is not None, "mines lab did not start JupyterLab"
-        token = info["token"]
+        token, port = info["token"], info["port"]  # the port it took, maybe not the one it was offered
         assert len(token) >= 32
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60
-        while _status(port, f"/api/status?token={token}")[0] != 200 and time.monotonic() < deadline:
+        while time.monotonic() < deadline:
+            with contextlib.suppress(OSError):  # written before the server listens
+                if _status(port, f"/api/status?token={token}")[0] == 200:
+                    break
             time.sleep(0.3)
         assert _status(port, "/api/contents")[0] == 403
         kernel = _start_kernel(url, token)
