@@ -173,7 +173,11 @@ def run(args: argparse.Namespace) -> int:
     if args.web:
         from .widgets.web import serve
 
-        serve(rules, seed=args.seed, host=args.host, port=args.port, open_browser=not args.no_browser)
+        try:
+            serve(rules, seed=args.seed, host=args.host, port=args.port, open_browser=not args.no_browser)
+        except RuntimeError as error:  # Voila would not start, or not on that port
+            print(f"mines play: {error}", file=sys.stderr)
+            return 1
         return 0
     play_terminal(rules.new_game(args.seed), rules=rules, color=sys.stdout.isatty())
     return 0

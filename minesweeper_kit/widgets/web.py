@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import html
+import http.client
 import os
 import secrets
 import signal
@@ -49,10 +50,35 @@ def board_notebook(rules: Rules, *, seed: int | None = None) -> str:
     return nbformat.writes(nb)
 
 
+# A port found free can be taken before Voila binds it (a kernel's ZeroMQ sockets take ports the same
+# way); Voila is told to take no other, so the address printed is the one it serves, and a port of
+# our own choosing that was lost is chosen again this many times.
+_PORT_ATTEMPTS = 5
+
+
+def _family(host: str) -> socket.AddressFamily:
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
+
+
 def _free_port(host: str) -> int:
-    with socket.socket() as s:
+    with socket.socket(_family(host)) as s:
         s.bind((host, 0))
         return s.getsockname()[1]
+
+
+def _port_taken(host: str, port: int) -> bool:
+    """Whether something listens on `port` now (a port in TIME_WAIT only is free)."""
+    with socket.socket(_family(host)) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError:
+            return True
+    return False
+
+
+class _VoilaStopped(RuntimeError):
+    """Voila ended before it answered."""
 
 
 def _wait_until_up(url: str, process: subprocess.Popen, stop: threading.Event, timeout: float = 60) -> bool:
@@ -61,14 +87,39 @@ def _wait_until_up(url: str, process: subprocess.Popen, stop: threading.Event, t
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"Voila stopped early with exit code {process.returncode}")
+            raise _VoilaStopped(f"Voila stopped early with exit code {process.returncode}")
         try:
             with urllib.request.urlopen(url, timeout=2):
                 return True
-        except OSError:
+        except (OSError, http.client.HTTPException):  # not listening yet, or not Voila (yet) on that port
             if stop.wait(0.2):
                 return False
     raise RuntimeError(f"Voila did not answer at {url} within {timeout:.0f} s")
+
+
+def _start_voila(notebook: Path, host: str, port: int, env: dict[str, str]) -> subprocess.Popen:
+    from .server import server_options  # needs jupyter_server, as Voila does
+
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "voila",
+            str(notebook),
+            "--no-browser",
+            f"--port={port}",
+            "--Voila.port_retries=0",  # this port or none: the address printed must be the one served
+            f"--Voila.ip={host}",
+            "--Voila.auto_token=True",  # a token is required; it comes from JUPYTER_TOKEN_FILE
+            "--Voila.tornado_settings={'autoreload': False}",
+            "--theme=light",
+            "--show_tracebacks=True",
+            *server_options("Voila"),  # a board's answers sent at once, not held back by Nagle
+        ],
+        cwd=notebook.parent,
+        env=env,
+        start_new_session=True,
+    )
 
 
 def serve(
@@ -79,13 +130,10 @@ def serve(
     port: int = 0,
     open_browser: bool = False,
 ) -> None:
-    """Serve one board as a web page on loopback until interrupted."""
+    """Serve one board as a web page on loopback until interrupted; `port` 0 picks a free one."""
     if host not in ("127.0.0.1", "localhost", "::1"):
         raise ValueError(f"the board page is served on loopback only, got host {host!r}")
-    from .server import server_options  # needs jupyter_server, as Voila does
-
     text = board_notebook(rules, seed=seed)
-    port = port or _free_port(host)
     stop = threading.Event()
     previous = _stop_on_signals(stop)  # from here on Ctrl+C stops the page in order
     try:
@@ -94,38 +142,33 @@ def serve(
             notebook.write_text(text)
             token = secrets.token_hex(24)
             env = token_environment(dict(os.environ, JUPYTER_RUNTIME_DIR=str(Path(folder) / "runtime")), folder, token)
-            process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "voila",
-                    str(notebook),
-                    "--no-browser",
-                    f"--port={port}",
-                    f"--Voila.ip={host}",
-                    "--Voila.auto_token=True",  # a token is required; it comes from JUPYTER_TOKEN_FILE
-                    "--Voila.tornado_settings={'autoreload': False}",
-                    "--theme=light",
-                    "--show_tracebacks=True",
-                    *server_options("Voila"),  # a board's answers sent at once, not held back by Nagle
-                ],
-                cwd=folder,
-                env=env,
-                start_new_session=True,
-            )
-            base = f"http://{'[::1]' if host == '::1' else host}:{port}/"
-            url = f"{base}?token={token}"
-            try:
-                if _wait_until_up(base + "login", process, stop):
-                    print(f"the board is at {url}  (Ctrl+C stops it)", flush=True)
-                    if open_browser:
-                        webbrowser.open(_redirect_file(Path(folder), url).as_uri())
-                while process.poll() is None and not stop.wait(0.5):
-                    pass
-            except KeyboardInterrupt:  # serve() called off the main thread keeps Python's own Ctrl+C
-                pass
-            finally:
-                _stop_server(process)
+            for attempt in range(1, _PORT_ATTEMPTS + 1):
+                chosen = port or _free_port(host)
+                process = _start_voila(notebook, host, chosen, env)
+                base = f"http://{'[::1]' if host == '::1' else host}:{chosen}/"
+                url = f"{base}?token={token}"
+                try:
+                    try:
+                        up = _wait_until_up(base + "login", process, stop)
+                    except _VoilaStopped:
+                        if not _port_taken(host, chosen):
+                            raise
+                        if port:
+                            raise RuntimeError(f"port {port} on {host} is in use: give another, or none") from None
+                        if attempt == _PORT_ATTEMPTS:
+                            raise
+                        continue  # the port picked for it was taken first: pick another
+                    if up:
+                        print(f"the board is at {url}  (Ctrl+C stops it)", flush=True)
+                        if open_browser:
+                            webbrowser.open(_redirect_file(Path(folder), url).as_uri())
+                    while process.poll() is None and not stop.wait(0.5):
+                        pass
+                    break
+                except KeyboardInterrupt:  # serve() called off the main thread keeps Python's own Ctrl+C
+                    break
+                finally:
+                    _stop_server(process)
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
