@@ -197,10 +197,10 @@ def test_doctor_passes_a_healthy_cluster():
 
 
 def test_doctor_says_when_no_scheduler_answers():
-    with socket.socket() as free:  # a port nobody listens on
-        free.bind(("127.0.0.1", 0))
-        port = free.getsockname()[1]
-    result = doctor(f"tcp://127.0.0.1:{port}")
+    with socket.socket() as held:  # bound and never listening: nobody answers, and nobody else can take it
+        held.bind(("127.0.0.1", 0))
+        port = held.getsockname()[1]
+        result = doctor(f"tcp://127.0.0.1:{port}")
     assert result.returncode == 2, result.stdout + result.stderr
     assert f"autograder: error: cannot reach a dask scheduler at tcp://127.0.0.1:{port}" in result.stderr
     assert "Traceback" not in result.stderr

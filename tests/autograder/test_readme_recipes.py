@@ -10,6 +10,7 @@ neither fails `test_every_recipe_is_run`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -94,17 +95,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def listening(port: int, within: float = 300.0) -> None:
-    """Wait until something accepts connections on the port (the scheduler has started)."""
+def scheduler_listens(process: subprocess.Popen, log: Path, port: int, within: float = 300.0) -> bool:
+    """Whether the scheduler says it listens on ``port`` (True) or exits first (False: the port was
+    taken between its choice and the scheduler's start). Its own word, not a connection, which
+    whatever took the port would accept as well."""
+    said = re.compile(rf"Scheduler at:\s+tcp://127\.0\.0\.1:{port}\b")
     deadline = time.monotonic() + within
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=5).close()
-            return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.5)
+    while time.monotonic() < deadline:
+        if said.search(log.read_text(errors="replace")):
+            return True
+        if process.poll() is not None:
+            return False
+        time.sleep(0.5)
+    raise AssertionError(f"the scheduler did not start within {within:.0f} s:\n{log.read_text()[-3000:]}")
 
 
 def test_every_recipe_is_run():
@@ -135,21 +138,29 @@ def test_each_command_line_recipe_reads_the_course_file(course, command):
 
 
 @pytest.mark.slow
-def test_the_dask_recipe_on_one_machine_reads_the_course_file(course):
+def test_the_dask_recipe_on_one_machine_reads_the_course_file(course, tmp_path):
     """The README's block as typed, in order: a scheduler and a worker in the background, `autograder
     doctor --dask`, then the grade (on a free port rather than 8786, which another run may hold)."""
     block = next(body for language, body in blocks(README.read_text()) if language == "sh" and DASK_CLI in body)
-    port = free_port()
-    lines = [line.replace("8786", str(port)) for line in block.strip().splitlines()]
-    background = [line.rstrip(" &") for line in lines if line.endswith("&")]
-    assert [line.split()[:2] for line in background] == [["dask", "scheduler"], ["dask", "worker"]], lines
-    started = []
+    started: list[subprocess.Popen] = []
     try:
-        for line in background:
-            started.append(subprocess.Popen(shlex.split(line), cwd=course, env=environment(), start_new_session=True,
-                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-            if len(started) == 1:  # a user starts the worker once the scheduler says it listens
-                listening(port)
+        for attempt in range(3):
+            port = free_port()
+            lines = [line.replace("8786", str(port)) for line in block.strip().splitlines()]
+            background = [line.rstrip(" &") for line in lines if line.endswith("&")]
+            assert [line.split()[:2] for line in background] == [["dask", "scheduler"], ["dask", "worker"]], lines
+            log = tmp_path / f"scheduler-{attempt}.log"
+            with open(log, "w") as output:
+                scheduler = subprocess.Popen(shlex.split(background[0]), cwd=course, env=environment(),
+                                             start_new_session=True, stdout=output, stderr=subprocess.STDOUT)
+            started.append(scheduler)
+            if scheduler_listens(scheduler, log, port):  # a user starts the worker once the scheduler says so
+                break
+        else:
+            raise AssertionError(f"the scheduler never started on a free port:\n{log.read_text()[-3000:]}")
+        started.append(subprocess.Popen(shlex.split(background[1]), cwd=course, env=environment(),
+                                        start_new_session=True, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL))
         from distributed import Client
 
         with Client(f"tcp://127.0.0.1:{port}", timeout=120) as client:
@@ -161,7 +172,8 @@ def test_the_dask_recipe_on_one_machine_reads_the_course_file(course):
         graded_on_the_course(course)
     finally:
         for process in started:
-            os.killpg(process.pid, signal.SIGTERM)
+            with contextlib.suppress(ProcessLookupError):  # a scheduler that could not start is gone
+                os.killpg(process.pid, signal.SIGTERM)
         for process in started:
             try:
                 process.wait(timeout=60)
