@@ -136,12 +136,7 @@ class Listeners:
 
     def __init__(self, base: Path, abstract: str):
         self.contacts: list[str] = []
-        self.tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.tcp.bind(("0.0.0.0", 0))
-        self.port = self.tcp.getsockname()[1]
-        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.udp.bind(("0.0.0.0", self.port))
+        self.tcp, self.udp, self.port = self._tcp_and_udp_on_one_port()
         self.abstract = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.abstract.bind("\0" + abstract)
         self.unixpath = str(base / "listener.sock")
@@ -153,6 +148,25 @@ class Listeners:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
+
+    @staticmethod
+    def _tcp_and_udp_on_one_port(attempts: int = 20) -> tuple[socket.socket, socket.socket, int]:
+        """A TCP and a UDP socket bound to one port number: the port the system gave the TCP socket
+        may be in use for UDP, so another is tried then."""
+        for _ in range(attempts):
+            tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            tcp.bind(("0.0.0.0", 0))
+            port = tcp.getsockname()[1]
+            udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            try:
+                udp.bind(("0.0.0.0", port))
+            except OSError:
+                tcp.close()
+                udp.close()
+                continue
+            return tcp, udp, port
+        raise RuntimeError(f"no port free for both TCP and UDP in {attempts} tries")
 
     def _serve(self) -> None:
         import select
