@@ -200,6 +200,6 @@ def register(subparsers) -> None:
         "the page asks for the token in it)",
     )
     parser.add_argument("--host", default="127.0.0.1", help="with --web: address to listen on (default: 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=0, help="with --web: port (default: a free one)")
+    parser.add_argument("--port", type=int, default=0, help="with --web: port, refused if in use (default: a free one)")
     parser.add_argument("--no-browser", action="store_true", help="with --web: do not open a browser")
     parser.set_defaults(run=run)
