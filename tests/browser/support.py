@@ -201,8 +201,10 @@ def run_all_cells(page, notebook: Notebook, timeout: float = 600) -> list[str]:
 
     The browser side can lose a run that no cell stopped: a Run All given while the kernel is
     still connecting, or queued cells dropped when JupyterLab settles the notebook's kernel late
-    on a busy machine. Such a run is given again from the first cell that did not run; a run that
-    stopped at a cell with an error is what the caller asked about, and is returned as it is."""
+    on a busy machine (seen once as every prompt empty but the last). Such a run is given again
+    from the first cell that did not run; a run that stopped at a cell with an error (the cell
+    before the first without a number shows one) is what the caller asked about, and is returned
+    as it is. A first cell without a number never ran, so no error can have stopped the run there."""
     prompts = ".jp-NotebookPanel .jp-CodeCell .jp-InputArea-prompt"  # one notebook per page
     deadline = time.monotonic() + timeout
     _run_from_menu(page, notebook, "Run All Cells", prompts)
@@ -210,7 +212,7 @@ def run_all_cells(page, notebook: Notebook, timeout: float = 600) -> list[str]:
         texts = _wait_for_run(page, notebook, prompts, deadline)
         stopped = next((i for i, t in enumerate(texts) if not re.search(r"\[\d+\]", t)), None)
         missed = stopped is not None and "*" in texts[stopped]  # the page missed that cell's end
-        if stopped is None or (not missed and (stopped == 0 or _has_error(page, stopped - 1))):
+        if stopped is None or (not missed and stopped > 0 and _has_error(page, stopped - 1)):
             return texts
         notebook.shot("run-lost-resumed")
         page.locator(".jp-NotebookPanel .jp-CodeCell").nth(stopped).locator(".jp-InputArea-prompt").click()
