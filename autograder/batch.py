@@ -26,7 +26,7 @@ import tempfile
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import FrameType
@@ -674,12 +674,34 @@ def _grade_jobs(
 def _write(
     job: dict, report: GradeReport, results_dir: Path, reports: dict[str, GradeReport], group_readable: bool = False
 ) -> None:
-    """Write one student's results (signed for the file graded) and keep the report."""
-    write_student(
-        report,
-        results_dir,
-        source_name=job["submission"]["source_file"],
-        source_sha256=job["submission"]["sha256"],
-        group_readable=group_readable,
-    )
-    reports[report.student] = report
+    """Write one student's results (signed for the file graded) and keep the report; a Ctrl+C or
+    SIGTERM meanwhile takes effect once both are done, so the CSV written on the way out has a row
+    for every student whose results are on disk."""
+    with _signals_held():
+        write_student(
+            report,
+            results_dir,
+            source_name=job["submission"]["source_file"],
+            source_sha256=job["submission"]["sha256"],
+            group_readable=group_readable,
+        )
+        reports[report.student] = report
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM wait until the block ends, then act as they would have (in the main
+    thread, the only one Python's handlers run in; elsewhere the block runs as it is)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    numbers = (signal.SIGINT, signal.SIGTERM)
+    previous = {number: signal.signal(number, lambda number, frame: held.append(number)) for number in numbers}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, signal.SIG_DFL if handler is None else handler)
+        if held:
+            signal.raise_signal(held[0])

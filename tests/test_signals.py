@@ -370,6 +370,32 @@ def test_a_signal_while_a_broken_pool_is_replaced_stops_every_worker(monkeypatch
     assert running_children() == []
 
 
+def test_a_ctrl_c_while_results_are_written_waits_until_the_csv_has_them(tmp_path, monkeypatch):
+    """A Ctrl+C that lands while a student's results are written takes effect once the batch keeps
+    them for the CSV too: the results on disk and the CSV written on the way out never disagree."""
+    from types import SimpleNamespace
+
+    from autograder import batch
+
+    written = []
+
+    def write_student(report, results_dir, **options):
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl+C in the middle of the write
+        time.sleep(0.2)  # time for a handler that raises to do so here
+        written.append(report.student)
+
+    monkeypatch.setattr(batch, "write_student", write_student)
+    reports: dict = {}
+    job = {"submission": {"source_file": "lab.py", "sha256": "0" * 64}}
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl+C as in a terminal
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            batch._write(job, SimpleNamespace(student="ada"), tmp_path, reports)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert written == ["ada"] and list(reports) == ["ada"]
+
+
 # ------------------------------------------------------------------------------------------ mines lab
 @pytest.mark.parametrize("number", SIGNALS, ids=_named)
 def test_mines_lab_stops_with_every_kernel(tmp_path, start, number):
