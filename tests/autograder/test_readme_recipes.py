@@ -16,13 +16,13 @@ import os
 import re
 import shlex
 import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from jupyter_port import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
@@ -87,12 +87,6 @@ def run(command: str, course: Path) -> subprocess.CompletedProcess:
                           timeout=900)
     assert done.returncode == 0, f"{command}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
     return done
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def scheduler_listens(process: subprocess.Popen, log: Path, port: int, within: float = 300.0) -> bool:
