@@ -8,6 +8,29 @@ from pathlib import Path
 CHILD_MARK = "/sandbox/runtime/child.py"
 from minesweeper_kit.sandbox.isolation import UID_BASE, UID_SLOTS  # noqa: E402
 
+#: A course's settings that leave out the grading of the students' own tests. That grading runs a
+#: submission's tests against every wheat and chaff of its step, in a sandbox each: 4 to 8 s of CPU
+#: a submission, for a row worth no points unless a course gives it some. Tests about something else
+#: (a cluster, the agreement with nbgrader's totals, a misread rule) grade without it; the own
+#: tests are graded where they are the subject (test_own_tests.py, test_check_scale.py, the mutants'
+#: references, the clone standing alone).
+NO_OWN_TESTS = {"own_tests": False}
+
+
+def course_without_own_tests(*assignments: str):
+    """The in-process form (``grade_batch(course=...)``) of a course without own-tests grading."""
+    from autograder.course import Course
+
+    return Course(None, {assignment: dict(NO_OWN_TESTS) for assignment in assignments})
+
+
+def course_file_without_own_tests(folder: Path, *assignments: str) -> Path:
+    """The same as a course file for the command line (``--course``)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "course.toml"
+    path.write_text("".join(f"[assignments.{assignment}]\nown_tests = false\n" for assignment in assignments))
+    return path
+
 
 def _tagged(entry: Path) -> bool:
     """Whether a process carries this test session's sandbox tag (see tests/autograder/grader_fixtures.py);

@@ -17,6 +17,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from autograder.report import student_dir
+from grader_testkit import course_file_without_own_tests
 from notebook_tools import (COMPLETE, GRADED, HIDDEN_TESTS, NOTEBOOKS, REPO, exercises, is_visible_test,
                             nbgrader_meta, visible_tests_after)
 
@@ -63,13 +64,16 @@ def test_nbgrader_takes_points_for_an_unwritten_exercise(course, autograded, nam
 @pytest.mark.parametrize("name", sorted(GRADED))
 def test_autograder_and_nbgrader_agree(course, autograded, name, tmp_path):
     """`autograder grade` on the nbgrader submitted/ folder gives every student nbgrader's total on
-    the visible tests."""
+    the visible tests. The students' own tests, worth no points here, are not graded: that would
+    cost 4 to 8 s of CPU for each of the 20 submissions (grader_testkit.NO_OWN_TESTS)."""
     assignment = GRADED[name]
     students = autograded[assignment]
     results = tmp_path / "results"
+    settings = course_file_without_own_tests(tmp_path / "settings", assignment)
     done = subprocess.run(
         [sys.executable, "-m", "autograder.cli", "grade", "--assignment", assignment, "--results-dir",
-         str(results), "--seed", "1", "--no-progress", "-j", "2", str(course / "submitted")],
+         str(results), "--seed", "1", "--no-progress", "-j", "2", "--course", str(settings),
+         str(course / "submitted")],
         cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, f"autograder grade failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     expected = nbgrader_scores(course, assignment, students)

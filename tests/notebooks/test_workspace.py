@@ -19,6 +19,7 @@ import pytest
 
 from autograder.report import student_dir
 from minesweeper_kit.workspace import build_workspace
+from grader_testkit import course_file_without_own_tests
 from notebook_tools import ASSIGNMENTS, GRADED, NOTEBOOKS, REPO, Lab, is_visible_test, nbgrader_meta
 
 pytestmark = pytest.mark.nbgrader
@@ -268,9 +269,10 @@ def test_validate_and_the_grade_agree_on_a_misread_rule(workspace, tmp_path, mis
     assert "VALIDATION FAILED ON 1 CELL(S)" in printed, printed[-3000:]
     assert message in printed and "expected:" in printed and "got:" in printed
 
+    settings = course_file_without_own_tests(tmp_path / "settings", "flood-fill")  # worth no points here
     graded = subprocess.run(
         [sys.executable, "-m", "autograder.cli", "grade", "--assignment", "flood-fill", "--seed", "1",
-         "--results-dir", str(tmp_path / "results"), "--no-progress", str(folder / name)],
+         "--results-dir", str(tmp_path / "results"), "--no-progress", "--course", str(settings), str(folder / name)],
         cwd=REPO, capture_output=True, text=True, timeout=900)
     assert graded.returncode == 0, graded.stdout[-2000:] + graded.stderr[-2000:]
     report = json.loads((student_dir(tmp_path / "results", misreading) / "results.json").read_text())
