@@ -28,6 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "notebooks"))
 
 from autograder.instructor.chaffs import mutate, reference_source  # noqa: E402
+from grader_testkit import course_file_without_own_tests  # noqa: E402
 from notebook_tools import GRADED, nbgrader_meta  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.nbgrader]
@@ -136,7 +137,9 @@ def test_autograder_check_passes_in_the_clone(clone, name):
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_a_correct_and_a_wrong_file_are_graded_in_the_clone(clone, assignment, tmp_path):
     """A correct file scores full marks and a file with one plausible bug (the first of the
-    assignment's mutants) loses points, graded by the clone's own grader and data."""
+    assignment's mutants) loses points, graded by the clone's own grader and data. Their own tests
+    are left out (grader_testkit.NO_OWN_TESTS): the check above grades the model answer's in the
+    clone, with every wheat and chaff."""
     mutant = _mutants(assignment)[0]
     reference = reference_source(assignment)
     submitted = tmp_path / "submitted"
@@ -145,6 +148,7 @@ def test_a_correct_and_a_wrong_file_are_graded_in_the_clone(clone, assignment, t
     (submitted / "wrong.py").write_text(mutate(reference, mutant))
     results = tmp_path / "results"
     extra = ["--bot-games", "30"] if assignment == "bots" else []
+    extra += ["--course", str(course_file_without_own_tests(tmp_path / "settings", assignment))]
     done = run_in_clone(clone, "-m", "autograder", "grade", "--assignment", assignment, "--seed", "5", "-j", "2",
                         "--no-progress", "--results-dir", str(results), *extra,
                         str(submitted / "correct.py"), str(submitted / "wrong.py"))
