@@ -94,14 +94,26 @@ def pytest_configure(config):
         stop_on_sigterm(before=_finish_teardown)
         die_with_parent(os.getppid())
         MEMORY = MemoryWatch(bound_from_environment())
+        _sigint_as_from_a_terminal()
     else:
         stop_on_sigterm(before=_stop_workers)
         if config.getoption("dist", "no") == "no":  # this process runs the tests
             MEMORY = MemoryWatch(bound_from_environment())
+            _sigint_as_from_a_terminal()
         else:  # the controller: where its workers leave a note on the test whose memory ended them
             config.stash[NOTES] = os.environ[NOTES_VARIABLE] = tempfile.mkdtemp(prefix="pytest-notes-")
     if MEMORY is not None:
         MEMORY.start()
+
+
+def _sigint_as_from_a_terminal() -> None:
+    """A run started in the background by a shell (``make test &``, a script's job) inherits SIGINT
+    ignored, and an ignored signal stays ignored in every process started from it: the commands the
+    tests stop with Ctrl+C (a batch, `mines lab`, a web board) would rightly ignore it, as under
+    ``nohup``, and those tests would fail. The process that runs the tests takes Python's own
+    handler, as it has when started from a terminal; its children then start with the default."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_unconfigure(config):

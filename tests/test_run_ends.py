@@ -93,12 +93,31 @@ def test_after():
 '''
 
 
-def make_test(folder: Path, tmp_path: Path, **environment: str) -> tuple[str, dict[str, set[str]]]:
-    """Run `make test` on ``folder``: its output, and the tests by outcome."""
+#: Starts a command with SIGINT ignored, as a shell starts a job in the background (and an ignored
+#: signal stays ignored across exec).
+SIGINT_IGNORED = [sys.executable, "-c", "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+                  "os.execvp(sys.argv[1], sys.argv[1:])"]
+CTRL_C = '''
+import signal
+import subprocess
+import sys
+
+def test_a_command_started_by_a_test_is_stopped_by_ctrl_c():
+    shown = subprocess.run([sys.executable, "-c", "import signal; print(signal.getsignal(signal.SIGINT))"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    assert shown == str(signal.default_int_handler), shown
+'''
+
+
+def make_test(folder: Path, tmp_path: Path, background: bool = False,
+              **environment: str) -> tuple[str, dict[str, set[str]]]:
+    """Run `make test` on ``folder`` (``background``: started as a shell's background job): its
+    output, and the tests by outcome."""
     arguments = f"-p conftest -p no:cacheprovider -rA --basetemp={tmp_path / 'basetemp'} {folder}"
     env = {**os.environ, "PYTHONPATH": str(REPO / "tests"), **environment}
     try:
-        done = subprocess.run(["make", "--no-print-directory", "-o", ".venv/.installed-test", "test", "MAKE=true",
+        done = subprocess.run([*(SIGINT_IGNORED if background else []),
+                               "make", "--no-print-directory", "-o", ".venv/.installed-test", "test", "MAKE=true",
                                f"PY={sys.executable}", f"PYTEST_ARGS={arguments}"],
                               cwd=REPO, env=env, capture_output=True, text=True, timeout=LIMIT,
                               start_new_session=True)
@@ -151,3 +170,14 @@ def test_a_test_over_the_memory_bound_fails_alone_with_the_memory_it_reached(fol
         assert float(reached[1]) * (1024 if reached[2] == "GiB" else 1) < 3000, reached[0]
     # the memory a test kept after it failed ends its worker: the test is reported as a crash too
     assert "still held after the test ended, so the worker ended" in out, out[-4000:]
+
+
+def test_a_run_started_in_the_background_still_gives_its_commands_ctrl_c(folder, tmp_path):
+    """Started as a shell's background job, the run ignores SIGINT from the start; the commands its
+    tests start still get Ctrl+C at its default, as from a terminal (tests/test_signals.py stops
+    a batch and `mines lab` with it)."""
+    (folder / "test_ctrl_c.py").write_text(CTRL_C)
+    others = small_tests(folder, 2)
+    out, outcomes = make_test(folder, tmp_path, background=True)
+    assert outcomes.get("PASSED") == others | {"test_ctrl_c.py::test_a_command_started_by_a_test_is_stopped_by_ctrl_c"}, \
+        out[-4000:]
