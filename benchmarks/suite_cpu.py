@@ -63,7 +63,6 @@ def pytest_runtest_protocol(item, nextitem):
                              "wall": time.monotonic() - wall}) + "\n")
 
 
-
 def pytest_unconfigure(config) -> None:
     if _lines is not None:
         _lines.write(json.dumps({"event": "end", "cpu": _usage(), "time": time.time()}) + "\n")
