@@ -218,7 +218,10 @@ def _run_in_pools(jobs: list[dict], workers: int, done: Callable[[dict, dict], N
     while pending:
         _stop_if_asked(asked_before)
         pool = concurrent.futures.ProcessPoolExecutor(
-            max_workers=min(workers, len(pending)), mp_context=context, initializer=_start_worker
+            max_workers=min(workers, len(pending)),
+            mp_context=context,
+            initializer=_start_worker,
+            initargs=(tempfile.gettempdir(),),
         )
         try:
             futures = {pool.submit(_pool_job, job): job for job in pending}
@@ -300,14 +303,15 @@ def _interrupt(number: int) -> KeyboardInterrupt:
     return Terminated() if number == signal.SIGTERM else KeyboardInterrupt()
 
 
-def _start_worker() -> None:
+def _start_worker(temporary_folder: str) -> None:
     """In each pool worker, before its first job: SIGTERM or Ctrl+C between jobs ends the worker
-    quietly, its exit handlers run (while grading, :func:`_grade_or_stop` handles them). Then the
-    temporary folder is looked up once: Python finds it by writing and removing a probe file
-    there, which a signal's default action would leave behind."""
+    quietly, its exit handlers run (while grading, :func:`_grade_or_stop` handles them). The
+    temporary folder is the batch's own, given rather than looked up: Python looks it up by
+    writing and removing a probe file there, and a worker killed in the middle (SIGKILL, or a
+    signal between the two steps) would leave that file behind."""
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, _end_idle_worker)
-    tempfile.gettempdir()
+    tempfile.tempdir = temporary_folder
 
 
 def _end_idle_worker(number: int, frame: FrameType | None) -> None:

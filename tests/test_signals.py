@@ -258,6 +258,33 @@ def test_a_worker_killed_outright_leaves_no_folder_behind(tmp_path, start):
     assert code == 128 + signal.SIGTERM, run.text()[-3000:]
 
 
+WORKER_START = """
+import os, sys, tempfile
+written = []
+real_open = os.open
+os.open = lambda path, flags, *rest, **named: (written.append(str(path)), real_open(path, flags, *rest, **named))[1]
+from autograder.batch import _start_worker
+_start_worker(sys.argv[1])
+print(tempfile.gettempdir())
+print(sorted(path for path in written if path.startswith(os.environ["TMPDIR"])))
+"""
+
+
+def test_a_pool_worker_writes_nothing_in_the_temporary_folder_as_it_starts(tmp_path):
+    """Python finds the temporary folder by writing and removing a probe file in it: a worker
+    killed in between (the case above, SIGKILL) would leave that file behind. A worker is given the
+    batch's temporary folder and writes no probe."""
+    batch_folder, probed = tmp_path / "batch", tmp_path / "probed"
+    batch_folder.mkdir()
+    probed.mkdir()
+    done = subprocess.run([sys.executable, "-c", WORKER_START, str(batch_folder)], capture_output=True, text=True,
+                          env={**os.environ, "TMPDIR": str(probed)}, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    folder, written = done.stdout.splitlines()[-2:]
+    assert folder == str(batch_folder) and written == "[]", done.stdout
+    assert not list(probed.iterdir())
+
+
 def running_children() -> list[str]:
     """The processes this one started through multiprocessing that still run. The kernel's process
     table is read, not multiprocessing's list: a worker that another thread reaped stays on that
