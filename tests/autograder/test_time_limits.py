@@ -1,7 +1,8 @@
 """Time limits are fair: set from the reference's CPU time, and stated as what they are.
 
 ``Assignment.limit_factor`` promises that every test's limit is at least that many times the
-CPU time the reference solution needs in it. Each assignment's reference is graded here and
+CPU time the reference solution needs in it. Each assignment's reference is graded here on the
+hidden suite alone (its own tests are not held to those limits, so their grading is left out) and
 each test's limit, read as grading reads it (the suite's ``time_limit`` marker, else the
 assignment's ``test_time_limit``), is compared with the CPU seconds the reference used in it
 (``TestOutcome.seconds``).
@@ -18,6 +19,7 @@ wall-clock guard and told so.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import os
 import time
@@ -74,7 +76,8 @@ def suite_limits(assignment: Assignment) -> dict[str, float]:
 def test_every_limit_is_at_least_the_factor_times_the_reference(assignment_id):
     assignment = get_assignment(assignment_id)
     limits = suite_limits(assignment)
-    report = grade_submission(assignment, reference_submission(assignment), seed=SEED)
+    hidden_only = dataclasses.replace(assignment, own_tests=False)
+    report = grade_submission(hidden_only, reference_submission(assignment), seed=SEED)
     assert report.score == report.max_score, [(t.id, t.output) for t in report.tests if t.status != "passed"]
     assert report.internal_errors == []
     hidden = [t for t in report.tests if t.id != OWN_TESTS_ID]  # the reference's own tests run outside the suite
@@ -86,7 +89,7 @@ def test_every_limit_is_at_least_the_factor_times_the_reference(assignment_id):
         close = [name for name, seconds in measured.items() if limits[name] < assignment.limit_factor * seconds]
         if not close:
             break
-        again = grade_submission(assignment, reference_submission(assignment), seed=SEED)
+        again = grade_submission(hidden_only, reference_submission(assignment), seed=SEED)
         measured.update({t.id: min(measured[t.id], t.seconds) for t in again.tests if t.id in close})
     print(f"{assignment_id}: limit / reference CPU seconds:",
           {name: f"{limits[name]:g} / {seconds:.2f}" for name, seconds in measured.items()})
