@@ -19,6 +19,11 @@ PYTEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null) && echo $$((n + 1)) || echo auto)
 # JupyterLab), nbgrader (nbgrader's commands or the course they build), venv (a virtual environment
 # built) or slow (more than a few seconds). Markers: pyproject.toml, tests/conftest.py.
 CHECK_TESTS := not browser and not nbgrader and not venv and not slow
+# How the test targets start pytest. The suite starts hundreds of Python processes (graders and their
+# pool workers, nbgrader, kernels, inner pytest runs); where PYTHONDONTWRITEBYTECODE is set, each
+# would compile the kit and the tests again. Their byte-code goes to .venv/pycache instead: kept
+# between processes and runs, and outside the source tree, as that setting wants.
+PYTEST := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(CURDIR)/$(VENV)/pycache $(PY) -m pytest
 # What `make lint` checks with ruff and mypy.
 LINT_PATHS := minesweeper_kit autograder
 
@@ -84,14 +89,14 @@ lint: $(VENV)/.installed-test
 
 # `exec`: on SIGTERM make passes the signal on to the process running the recipe line and waits for
 # it. Without `exec` that process is a shell whenever PYTEST_ARGS holds quotes: the shell dies, and
-# pytest and all it started go on running.
+# pytest and all it started go on running (`env` in $(PYTEST) execs pytest in turn).
 test: $(VENV)/.installed-test chromium bubblewrap node
 	$(MAKE) --no-print-directory lint
-	exec $(PY) -m pytest -n $(PYTEST_JOBS) --dist loadgroup --no-loadscope-reorder $(PYTEST_ARGS)
+	exec $(PYTEST) -n $(PYTEST_JOBS) --dist loadgroup --no-loadscope-reorder $(PYTEST_ARGS)
 
 check: $(VENV)/.installed-test bubblewrap node
 	$(MAKE) --no-print-directory lint
-	exec $(PY) -m pytest -n $(PYTEST_JOBS) --dist loadgroup --no-loadscope-reorder -m "$(CHECK_TESTS)" $(PYTEST_ARGS)
+	exec $(PYTEST) -n $(PYTEST_JOBS) --dist loadgroup --no-loadscope-reorder -m "$(CHECK_TESTS)" $(PYTEST_ARGS)
 
 bench: $(VENV)/.installed-test chromium bubblewrap
 	$(PY) -m benchmarks
