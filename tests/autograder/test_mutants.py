@@ -35,6 +35,11 @@ SEED = 7
 #: 300x300 size case for the flood (a real run floods 1000x1000, some 7 s of CPU for each of the
 #: fifteen gradings; 300x300 still overflows a recursive flood, as one mutant must).
 SETTINGS = {"bots": {"bot_games": 30}, "flood-fill": {"flood_size": 300}}
+#: The visible cells the mutants' agreement test runs at the size of ``SETTINGS`` (grade id -> (old
+#: text, new text), see `run_visible`): the size case floods 300x300 as the hidden suite does, which
+#: fails the same mutants as the notebook's 1000x1000 at a tenth of its CPU time. The reference's
+#: own run of the visible tests keeps the notebook's cell as it is.
+VISIBLE_SETTINGS = {"flood-fill": {"test_flood_fill_iterative_1000x1000": ("size = 1000\n", "size = 300\n")}}
 GRADER_ERROR = "grader could not finish"
 
 
@@ -282,6 +287,7 @@ STOPPED_LIMIT = 15.0
 
 @pytest.mark.parametrize("assignment", [by_step(a) for a in ASSIGNMENTS])
 def test_the_reference_passes_every_visible_test(assignment):
+    """The notebook's visible cells as they are (the 1000x1000 flood included)."""
     results = run_visible(assignment, reference_source(assignment), VISIBLE_LIMIT)
     assert results and not any(results.values()), results
 
@@ -291,10 +297,12 @@ def test_the_reference_passes_every_visible_test(assignment):
 def test_visible_tests_and_the_hidden_suite_agree(graded, assignment, mutant):
     """The notebook's visible tests, run on the mutant as a student runs them, and the hidden suite
     agree: a visible failure always costs hidden points, and each hidden test lost has its visible
-    test (the one the notebook's table names for it) failing too, or a reason in HIDDEN_ONLY."""
+    test (the one the notebook's table names for it) failing too, or a reason in HIDDEN_ONLY. The
+    visible cells run at the hidden suite's settings (``VISIBLE_SETTINGS``)."""
     report = graded(assignment)[mutant.name]
     limit = STOPPED_LIMIT if mutant.name in STOPPED else VISIBLE_LIMIT
-    visible = run_visible(assignment, mutate(reference_source(assignment), mutant), limit)
+    source = mutate(reference_source(assignment), mutant)
+    visible = run_visible(assignment, source, limit, VISIBLE_SETTINGS.get(assignment))
     failed = {name: why for name, why in visible.items() if why}
     stopped = sorted(name for name, why in failed.items() if why == TIMED_OUT)
     assert bool(stopped) == (mutant.name in STOPPED), f"{mutant.name}: visible tests stopped at the limit: {stopped}"
