@@ -19,6 +19,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import py_compile
 import shutil
 import signal
 import subprocess
@@ -73,7 +74,8 @@ def describe_exit(code: int | None) -> str:
 def runtime_folder(kit: bool) -> str:
     """A private, read-only-to-the-child folder with the child's code (and, for bots, the kit's
     allowed modules), built once per grader process, reused by every sandbox and removed when
-    that process exits."""
+    that process exits. Its modules are compiled here once (:func:`_compile_modules`), so that no
+    child compiles them again at every start."""
     key = "kit" if kit else "plain"
     cached = _RUNTIMES.get(key)
     if cached and os.path.isdir(cached):
@@ -89,6 +91,7 @@ def runtime_folder(kit: bool) -> str:
         from .botkit import build_bot_kit
 
         build_bot_kit(os.path.join(folder, "kit"))
+    _compile_modules(folder)
     for root, dirs, files in os.walk(folder):
         for name in dirs:
             os.chmod(os.path.join(root, name), 0o755)
@@ -96,6 +99,26 @@ def runtime_folder(kit: bool) -> str:
             os.chmod(os.path.join(root, name), 0o644)
     _RUNTIMES[key] = folder
     return folder
+
+
+def _compile_modules(folder: str) -> None:
+    """Write each module's byte-code into the ``__pycache__`` beside it, where the child's Python
+    (``-I -B``: it writes none itself, and the folder is read-only to it) finds it. The paths are
+    spelled out rather than taken from ``importlib``, which would follow this process's
+    ``sys.pycache_prefix`` (``PYTHONPYCACHEPREFIX``) and put them where no child looks. Checked by
+    hash of the source, so a copy's timestamp cannot make a stale file pass. ``child.py`` is run as
+    the main script, which Python always compiles: it is left out."""
+    tag = sys.implementation.cache_tag
+    if tag is None:  # an interpreter that caches no byte-code
+        return
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            if name.endswith(".py") and not (root == folder and name == "child.py"):
+                source = os.path.join(root, name)
+                target = os.path.join(root, "__pycache__", f"{name[:-3]}.{tag}.pyc")
+                py_compile.compile(
+                    source, cfile=target, doraise=True, invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH
+                )
 
 
 def remove_orphaned_folders() -> None:

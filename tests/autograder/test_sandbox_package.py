@@ -100,3 +100,40 @@ def test_the_bot_kit_exports_what_the_kit_exports_from_the_modules_it_ships(tmp_
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]", f"missing from the bot kit's minesweeper_kit.bots: {result.stdout}"
     assert glob.glob(str(tmp_path / "minesweeper_kit" / "bots" / "solver.py")) == []
+
+
+RUNTIME_CACHE = """
+import importlib.util, json, os, sys
+from minesweeper_kit.sandbox.lifecycle import runtime_folder
+found = {}
+for kit in (False, True):
+    folder = runtime_folder(kit)
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            if name.endswith(".py"):
+                source = os.path.join(root, name)
+                cached = os.path.join(root, "__pycache__", name[:-3] + "." + sys.implementation.cache_tag + ".pyc")
+                data = open(cached, "rb").read() if os.path.exists(cached) else b""
+                with open(source, "rb") as handle:
+                    fresh = importlib.util.source_hash(handle.read())
+                found[os.path.relpath(source, folder) + (" (kit)" if kit else "")] = (
+                    None if not data else [int.from_bytes(data[4:8], "little"), data[8:16] == fresh])
+print(json.dumps(found))
+"""
+
+
+def test_the_childs_modules_are_compiled_once_where_the_child_finds_them(tmp_path):
+    """A child's Python runs with ``-B`` from a folder it cannot write: each module it imports
+    (not ``child.py``, its main script) has its byte-code beside it, checked against the source's
+    hash, even when the grader itself keeps its byte-code elsewhere (``PYTHONPYCACHEPREFIX``)."""
+    import json
+    import os
+
+    env = {**os.environ, "PYTHONPYCACHEPREFIX": str(tmp_path / "elsewhere"), "TMPDIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", RUNTIME_CACHE], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout)
+    assert found.pop("child.py") is None and found.pop("child.py (kit)") is None
+    assert any(name.startswith("kit/minesweeper_kit/") for name in found), sorted(found)
+    checked_hash = 0b11  # the flags of a pyc checked against its source's hash
+    assert {name: value for name, value in found.items() if value != [checked_hash, True]} == {}, found
