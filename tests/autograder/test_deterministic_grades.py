@@ -13,8 +13,8 @@ the feedback does not show them.
 
 The submissions:
 
-* ``slow``: a correct solution in the plain recursive style whose hidden tests use 7 to 10 s
-  of CPU time (``data/timing/slow_hypermines.py``), graded with a budget of 20 s, near half of
+* ``slow``: a correct solution in the plain recursive style whose hidden tests use 4 to 5 s
+  of CPU time (``data/timing/slow_hypermines.py``), graded with a budget of 9 s, near half of
   it: a grade that drifted with the machine's load would show here first.
 * ``fast``: the reference solution.
 * ``buggy``: the reference with zeros rendered as ``"0"``. Its feedback names random cases drawn
@@ -44,7 +44,7 @@ pytestmark = pytest.mark.slow
 DATA = Path(__file__).resolve().parent / "data" / "timing"
 SEED = 90210
 OTHER_SEED = 90211
-BUDGET = 20.0
+BUDGET = 9.0
 HOGS = 2
 STUDENTS = ("buggy", "fast", "slow")
 ELAPSED = re.compile(r"^Graded in \d+\.\d s \(", re.MULTILINE)

@@ -3,12 +3,11 @@
 Every helper recurses on the first axis of nested lists, as a first attempt at the lab does.
 The slow choices are ones a student plausibly makes: the 3**N offsets are rebuilt by recursion
 and filtered for every neighbour query; repeated bombs are skipped by searching a list of the
-bombs seen so far; the flood recurses wave by wave and keeps each next wave free of repeats
-with list membership tests; after every dig the whole board is walked again to count the
-covered safe cells; and render() fills a new board cell by cell through the coordinate list.
+bombs seen so far; the flood recurses wave by wave; and after every dig the whole board is
+walked again, cell by cell through the coordinate list, to count the covered safe cells.
 The grader's tests use it as a submission whose CPU time is a large share of its budget
-(7 to 10 s of CPU time in the hidden hypermines suite's tests, as measured in the sandbox
-on this project's 2-core machine, idle and under load).
+(4 to 5 s of CPU time in the hidden hypermines suite's tests, about three times the reference's,
+as measured in the sandbox on this project's 2-core machine, idle and under load).
 """
 
 import sys
@@ -110,6 +109,7 @@ class HyperMinesGame:
             return 0
         revealed = 0
         following = []
+        queued = set()
         for cell in wave:
             if get_value(self.mask, cell):
                 continue
@@ -117,7 +117,8 @@ class HyperMinesGame:
             revealed += 1
             if get_value(self.board, cell) == 0:
                 for other in neighbours(self.dimensions, cell):
-                    if not get_value(self.mask, other) and other not in following:
+                    if not get_value(self.mask, other) and tuple(other) not in queued:
+                        queued.add(tuple(other))
                         following.append(other)
         return revealed + self._flood(following)
 
@@ -143,10 +144,11 @@ class HyperMinesGame:
         return revealed
 
     def render(self, xray=False):
-        """The board as the player sees it, filled in cell by cell."""
-        shown = make_board(self.dimensions, "_")
-        for cell in all_coordinates(self.dimensions):
-            if xray or get_value(self.mask, cell):
-                value = get_value(self.board, cell)
-                set_value(shown, cell, " " if value == 0 else str(value))
-        return shown
+        """The board as the player sees it, built by recursion on the first axis."""
+        def shown(board, mask):
+            if not isinstance(board, list):
+                if not (xray or mask):
+                    return "_"
+                return " " if board == 0 else str(board)
+            return [shown(b, m) for b, m in zip(board, mask)]
+        return shown(self.board, self.mask)
