@@ -746,18 +746,6 @@ class HyperMinesGame:
         raise RuntimeError('files so far: %d' % _created[0])
 ''', outcome=lambda report, mode: _inodes_bounded(report), outcome_in="report",
          note="empty files cost kernel memory, not tmpfs blocks: 500,000 of them are about 450 MB"),
-    Case("budget_kept_by_dying", r'''
-_time = _imp('time')
-
-
-class HyperMinesGame:
-    def __init__(self, *args):
-        end = _time.process_time() + 1.5
-        while _time.process_time() < end:
-            pass
-        _os._exit(0)
-''', outcome=lambda report, mode: _budget_held(report), outcome_in="report",
-         note="1.5 s of CPU time a test, 13 tests, a budget of 10 s: the CPU time of a process that died counts"),
     Case("flood_stdout_and_stderr", r'''
 _total, _errors = {1: 0, 2: 0}, {}
 _block = b'y' * (1024 * 1024)
@@ -893,14 +881,6 @@ _report(_json.loads(_os.read(_reader, 65536)))
 ]
 
 
-def _budget_held(report) -> None:
-    died = [t.id for t in report.tests if "exited with code 0" in t.output]
-    unreached = [t.id for t in report.tests if t.output.startswith("not reached: the submission's budget of 10 s")]
-    assert died and len(unreached) >= 3, (
-        f"tests whose process died: {died}; tests never reached: {unreached} (the budget is 10 s of CPU time, "
-        f"each test burns 1.5 s; CPU seconds the grader counted per test: {[t.seconds for t in report.tests]})")
-
-
 def _nothing_written(found: dict) -> None:
     written = {folder: value for folder, value in found.items() if value[0]}
     assert not written, f"the sandbox wrote outside its two size-limited folders: {written} (all: {found})"
@@ -913,11 +893,17 @@ def _inodes_bounded(report) -> None:
     assert killed, "no test met the sandbox's memory limit while files were piling up"
 
 # ---------------------------------------------------------------------------- CPU time that escapes the count
-# Each attack spends 1.5 s of CPU time at every construction of a game where the grader of old did
-# not see it, then fails the test: 13 tests, a budget of 10 s, so a grader that counts every second
-# stops the submission after about 6 tests and the rest are "not reached". Where the sandbox
-# refuses a new process, the attack spends the same time in its own process and says so on stdout.
-BURN = r'''
+#: The CPU battery's budget of CPU time per submission, its own (the red team's other batteries
+#: have 10 s): its attacks burn until the budget stops them, so they cost what it is.
+CPU_BUDGET = 4.0
+#: What each attack of the battery spends at every construction of a game.
+BURN_SECONDS = 0.6
+# Each attack spends BURN_SECONDS of CPU time at every construction of a game where the grader of
+# old did not see it, then fails the test: 13 tests, a budget of CPU_BUDGET, so a grader that
+# counts every second stops the submission after about 6 tests and the rest are "not reached".
+# Where the sandbox refuses a new process, the attack spends the same time in its own process and
+# says so on stdout. Inside an attack, BURN_SECONDS is ``_SECONDS``.
+BURN = f"\n_SECONDS = {BURN_SECONDS!r}\n" + r'''
 _signal = _imp('signal')
 _time = _imp('time')
 
@@ -933,17 +919,33 @@ def _refused(error):
     if not getattr(_refused, 'said', False):
         _refused.said = True
         print('fork: ' + _err(error))
-    _burn(1.5)
+    _burn(_SECONDS)
 '''
+
+
+def _unreached(report) -> list[str]:
+    """The tests the battery's CPU budget left unreached."""
+    budget = f"not reached: the submission's budget of {CPU_BUDGET:g} s"
+    return [t.id for t in report.tests if t.output.startswith(budget)]
+
+
+def _budget_held(report) -> None:
+    """Each test's process died after its burn, and its time still counted: the budget was met."""
+    died = [t.id for t in report.tests if "exited with code 0" in t.output]
+    unreached = _unreached(report)
+    assert died and len(unreached) >= 3, (
+        f"tests whose process died: {died}; tests never reached: {unreached} (the budget is {CPU_BUDGET:g} s of "
+        f"CPU time, each test burns {BURN_SECONDS:g} s; CPU seconds the grader counted per test: "
+        f"{[t.seconds for t in report.tests]})")
 
 
 def _budget_met(report, refused: bool = True) -> None:
     """The budget stopped the attack: its CPU time was counted. With ``refused``, the process it
     wanted was refused too (so its time was spent in the answering process, which the grader reads)."""
-    unreached = [t.id for t in report.tests if t.output.startswith("not reached: the submission's budget of 10 s")]
+    unreached = _unreached(report)
     assert len(unreached) >= 3, (
-        f"tests never reached: {unreached}; the budget is 10 s of CPU time and each test burns 1.5 s (CPU seconds "
-        f"the grader counted per test: {[t.seconds for t in report.tests]})")
+        f"tests never reached: {unreached}; the budget is {CPU_BUDGET:g} s of CPU time and each test burns "
+        f"{BURN_SECONDS:g} s (CPU seconds the grader counted per test: {[t.seconds for t in report.tests]})")
     if refused:
         assert "fork: PermissionError:EPERM" in report.stdout, report.stdout[-2000:]
 
@@ -959,9 +961,9 @@ class HyperMinesGame:
         try:
             for _ in range(3):
                 if _os.fork() == 0:
-                    _burn(0.5)
+                    _burn(_SECONDS / 3)
                     _os._exit(0)
-            _time.sleep(0.8)  # the children burn meanwhile, beside a parent that sleeps
+            _time.sleep(_SECONDS / 2)  # the children burn meanwhile, beside a parent that sleeps
         except OSError as error:
             _refused(error)
         raise RuntimeError('burned')
@@ -977,10 +979,10 @@ class HyperMinesGame:
             child = _os.fork()
             if child == 0:
                 if _os.fork() == 0:  # the grandchild, orphaned at once, burns
-                    _burn(1.5)
+                    _burn(_SECONDS)
                 _os._exit(0)
             _os.waitpid(child, 0)
-            _time.sleep(1.6)
+            _time.sleep(_SECONDS + 0.1)
         except OSError as error:
             _refused(error)
         raise RuntimeError('burned')
@@ -992,13 +994,22 @@ _threading = _imp('threading')
 
 class HyperMinesGame:
     def __init__(self, *args):
-        for _ in range(30):  # each thread burns 50 ms of its own CPU time and ends
-            worker = _threading.Thread(target=_burn, args=(0.05, _time.thread_time))
+        for _ in range(30):  # each thread burns a thirtieth of it, in its own CPU time, and ends
+            worker = _threading.Thread(target=_burn, args=(_SECONDS / 30, _time.thread_time))
             worker.start()
             worker.join()
         raise RuntimeError('burned')
 ''', outcome=lambda report, mode: _budget_met(report, refused=False), outcome_in="report",
          note="the threads end before the next reading: the process's own total keeps their time"),
+    Case("budget_kept_by_dying", BURN + r'''
+
+
+class HyperMinesGame:
+    def __init__(self, *args):
+        _burn(_SECONDS)
+        _os._exit(0)
+''', outcome=lambda report, mode: _budget_held(report), outcome_in="report",
+         note="each test's process burns, then exits: the CPU time of a process that died counts"),
     Case("process_creation_every_way", r'''
 _unhook()
 _ctypes = _imp('ctypes')
@@ -1045,8 +1056,8 @@ _report(_found)
 #: The battery graded on its own, beside an honest neighbour that keeps full marks.
 #: ``passes`` of a case whose passing tests depend on timing: its ``outcome`` checks the report instead.
 BY_OUTCOME = frozenset({"(checked by the outcome)"})
-#: The wall-clock budget of a red-team grade: the default, 5 times the 10-second CPU budget plus 60 s.
-WALL_BUDGET = 110
+#: The wall-clock budget of a grade of this battery: the default, 5 times its CPU budget plus 60 s.
+WALL_BUDGET = 5 * CPU_BUDGET + 60
 
 CPU_CASES.append(Case("idle_in_every_call", r'''
 _time = _imp('time')
@@ -1070,7 +1081,7 @@ def _wall_budget_held(report) -> None:
     stopped = [i for i, out in enumerate(outputs) if "wall-clock budget of" in out]
     assert stopped, outputs
     first = stopped[0]
-    assert all(out.startswith(f"not reached: the submission's wall-clock budget of {WALL_BUDGET} s")
+    assert all(out.startswith(f"not reached: the submission's wall-clock budget of {WALL_BUDGET:g} s")
                for out in outputs[first + 1:]), outputs[first:]
     assert any(t.status == "passed" for t in report.tests[:first]), outputs[:first]
     assert report.score == sum(t.score for t in report.tests) and report.score < report.max_score, report.score

@@ -47,7 +47,7 @@ def bots_runs(stage):
 
 @pytest.fixture(scope="session")
 def cpu_runs(stage):
-    return harness.run_battery(stage, "hypermines", cases.CPU_BATTERY, name="cpu")
+    return harness.run_battery(stage, "hypermines", cases.CPU_BATTERY, name="cpu", limits=harness.CPU_LIMITS)
 
 
 @pytest.fixture(scope="session")

@@ -39,6 +39,8 @@ REPO = Path(__file__).resolve().parents[2]
 MODES = ("root", "user")
 SEED = 2024
 LIMITS = {"time_limit": 10.0, "test_time_limit": 3.0, "memory_mb": 256}
+#: The CPU battery's: its attacks burn until the budget stops them, so theirs is smaller.
+CPU_LIMITS = {**LIMITS, "time_limit": cases.CPU_BUDGET}
 UNPRIVILEGED_UID = cases.UNPRIVILEGED_UID
 _CLOCK = os.sysconf("SC_CLK_TCK")
 
@@ -439,16 +441,17 @@ def _reports_on_disk(results: Path) -> dict[str, GradeReport]:
     return reports
 
 
-def grade_args(assignment: str, settings: dict | None) -> list[str]:
-    args = ["--seed", str(SEED), "--time-limit", str(LIMITS["time_limit"]), "--test-time-limit",
-            str(LIMITS["test_time_limit"]), "--memory-mb", str(LIMITS["memory_mb"]), "-j", "2", "--no-progress"]
+def grade_args(assignment: str, settings: dict | None, limits: dict = LIMITS) -> list[str]:
+    args = ["--seed", str(SEED), "--time-limit", str(limits["time_limit"]), "--test-time-limit",
+            str(limits["test_time_limit"]), "--memory-mb", str(limits["memory_mb"]), "-j", "2", "--no-progress"]
     if settings and settings.get("bot_games"):
         args += ["--bot-games", str(settings["bot_games"])]
     return args
 
 
 def start_user_grading(stage: Stage, assignment: str, paths: list[Path], results: Path,
-                       settings: dict | None = None, extra: list[str] = ()) -> subprocess.Popen:
+                       settings: dict | None = None, extra: list[str] = (),
+                       limits: dict = LIMITS) -> subprocess.Popen:
     """``autograder grade`` as the unprivileged user (results folder made theirs first)."""
     results.mkdir(parents=True, exist_ok=True)
     gid = pwd.getpwuid(UNPRIVILEGED_UID).pw_gid
@@ -456,15 +459,15 @@ def start_user_grading(stage: Stage, assignment: str, paths: list[Path], results
         os.chown(root, UNPRIVILEGED_UID, gid)
         for name in files:
             os.chown(os.path.join(root, name), UNPRIVILEGED_UID, gid, follow_symlinks=False)
-    command = unprivileged_prefix(stage.base) + [sys.executable, "-m", "autograder.cli", "grade", "--assignment", assignment,
-                                       *[str(p) for p in paths], "--results-dir", str(results),
-                                       "--csv", str(results / "grades.csv"), *grade_args(assignment, settings), *extra]
-    return subprocess.Popen(command, cwd=stage.base, env=stage.environment("user"), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    command = [sys.executable, "-m", "autograder.cli", "grade", "--assignment", assignment, *[str(p) for p in paths],
+               "--results-dir", str(results), "--csv", str(results / "grades.csv"),
+               *grade_args(assignment, settings, limits), *extra]
+    return subprocess.Popen(unprivileged_prefix(stage.base) + command, cwd=stage.base, env=stage.environment("user"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
 def run_root(stage: Stage, assignment: str, paths: list[Path], results: Path, settings: dict | None = None,
-             force: bool = False):
+             force: bool = False, limits: dict = LIMITS):
     """grade_batch in this process, as root, with the session's instructor copy."""
     from autograder.batch import grade_batch
 
@@ -474,8 +477,8 @@ def run_root(stage: Stage, assignment: str, paths: list[Path], results: Path, se
     tempfile.tempdir = None
     try:
         return grade_batch(assignment, paths, results, csv_path=results / "grades.csv", jobs=2, seed=SEED,
-                           time_limit=LIMITS["time_limit"], test_time_limit=LIMITS["test_time_limit"],
-                           memory_mb=LIMITS["memory_mb"], progress=False, settings=settings, force=force)
+                           time_limit=limits["time_limit"], test_time_limit=limits["test_time_limit"],
+                           memory_mb=limits["memory_mb"], progress=False, settings=settings, force=force)
     finally:
         for key, value in saved.items():
             if value is None:
@@ -486,10 +489,10 @@ def run_root(stage: Stage, assignment: str, paths: list[Path], results: Path, se
 
 
 def run_battery(stage: Stage, assignment: str, battery: list[cases.Case], settings: dict | None = None,
-                name: str | None = None) -> dict[str, Run]:
+                name: str | None = None, limits: dict = LIMITS) -> dict[str, Run]:
     """Grade ``battery`` in both modes at once: the unprivileged command in the background, the
     root batch in this process; each watched from outside. ``name`` tells apart two batteries of
-    one assignment (their folders)."""
+    one assignment (their folders); ``limits`` are the grader's (:data:`LIMITS` by default)."""
     folders = {}
     for mode in MODES:
         top = stage.base / f"{name or assignment}-{mode}"
@@ -498,13 +501,13 @@ def run_battery(stage: Stage, assignment: str, battery: list[cases.Case], settin
         _readable(top)
         folders[mode] = (submitted, results)
     started = time.monotonic()
-    user = start_user_grading(stage, assignment, [folders["user"][0]], folders["user"][1], settings)
+    user = start_user_grading(stage, assignment, [folders["user"][0]], folders["user"][1], settings, limits=limits)
     user_watch = GraderWatch(user.pid, include_root=True)
     root_watch = GraderWatch(os.getpid(), include_root=False, exclude={user.pid}, only_new=True)
     error = ""
     try:
         try:
-            run_root(stage, assignment, [folders["root"][0]], folders["root"][1], settings)
+            run_root(stage, assignment, [folders["root"][0]], folders["root"][1], settings, limits=limits)
         except Exception as failure:  # noqa: BLE001 - recorded; the tests say what was expected
             error = f"{type(failure).__name__}: {failure}"
         root_seconds = time.monotonic() - started

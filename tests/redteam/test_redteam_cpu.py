@@ -1,8 +1,9 @@
 """The CPU battery: no CPU time escapes the count. A submission that ignores SIGCHLD and forks
-burners, a double fork, every way to start a process, and threads that end between two readings:
-each is refused a process or has all its time counted, so the one over its budget meets it; a
-sandboxed bot that thinks in a forked child gets no free time either. Graded as root and as an
-unprivileged user, side by side."""
+burners, a double fork, every way to start a process, threads that end between two readings, and
+a process that exits after each burn: each is refused a process or has all its time counted, so
+the one over its budget meets it; a sandboxed bot that thinks in a forked child gets no free time
+either. Graded as root and as an unprivileged user, side by side, with a CPU budget of its own
+(``CPU_BUDGET``, smaller than the other batteries': the attacks' burns scale with it)."""
 
 from __future__ import annotations
 
