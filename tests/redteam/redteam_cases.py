@@ -106,7 +106,9 @@ class Case:
     messages: tuple[str, ...] = ()        #: substrings every failed test's output must hold
     outcome: Expect = None                #: the attack's report: a dict per mode, one dict, or a check
     outcome_in: str = "problem"           #: "problem", "stdout", or "report" (the check gets the GradeReport)
-    kind: str = "submission"              #: "submission", "folder" (made by the harness), "notebook"
+    #: "submission"; made by the harness: "link-file", "link-folder", "fifo", "notebook-source" (the
+    #: source notebook handed in as it is), "reference-source" (the step's reference as the file)
+    kind: str = "submission"
     note: str = ""
     status: str = "graded"                #: "graded", or "not submitted" (then ``problem`` matches the reason)
 
@@ -1276,6 +1278,11 @@ def _no_kit(found: dict) -> None:
 
 
 # ---------------------------------------------------------------------------- neighbors: the grader's own work
+#: The neighbors suite's hidden tests, which the honest neighbour passes. Handed in without tests
+#: of its own, it also gets the own-tests part ("no tests were found"), worth no points.
+NEIGHBORS_TESTS = frozenset({"test_read_file", "test_update_grid_and_empty_grid", "test_print_grid",
+                             "test_original_scripted_games", "test_random_games", "test_neighbors_1d",
+                             "test_neighbors_2d", "test_neighbors_3d", "test_neighbors_nd"})
 NEIGHBORS_CASES = [
     Case("coordinates_90_000", r'''
 def neighbors(shape, cell):
@@ -1306,7 +1313,9 @@ def neighbors_3d(shape, cell):
         "test_neighbors_3d": "neighbors_3d([3, 3, 3], [1, 1, 1]): the neighbours are wrong: missing: [0, 0, 1], "
                              "[0, 0, 2], [0, 1, 0] and 21 more; unexpected: [1, 1, 1], [3, 3, 3], [4, 4, 4] and 299995 more"}),
          outcome_in="report"),
-    Case("zz-honest", b"", kind="notebook-source", passes=frozenset({"*"})),
+    # the step's reference as a lab.py, without the notebook's own tests: grading those (a sandbox
+    # for each of sixteen implementations) is the own-tests suite's subject, not this battery's
+    Case("zz-honest", b"", kind="reference-source", passes=NEIGHBORS_TESTS),
 ]
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from autograder.assignments import get_assignment, instructor_dir, notebooks_dir, originals_dir
 from autograder.grading import GradeReport
+from autograder.references import reference_submission
 from autograder.report import STAMP, student_dir
 
 import redteam_cases as cases
@@ -404,7 +405,8 @@ class Run:
 
 def build_submissions(stage: Stage, mode: str, assignment: str, battery: list[cases.Case], folder: Path,
                       results: Path) -> None:
-    """One folder per case, each holding ``lab.py`` (or a notebook, a link, a FIFO)."""
+    """One folder per case, each holding ``lab.py`` (or a notebook, a link, a FIFO; for a
+    "reference-source" case, the assignment's reference as ``lab.py``)."""
     reference = (instructor_dir() / "reference" / "hypermines.py").read_text(encoding="utf-8")
     values = stage.values(mode, assignment, results, folder)
     notebook = get_assignment(assignment).notebook_path
@@ -420,6 +422,8 @@ def build_submissions(stage: Stage, mode: str, assignment: str, battery: list[ca
             os.mkfifo(target)
         elif case.kind == "notebook-source":
             shutil.copyfile(notebook, student / notebook.name)
+        elif case.kind == "reference-source":
+            target.write_text(reference_submission(get_assignment(assignment)).source, encoding="utf-8")
         else:
             target.write_bytes(case.text(values, reference))
 
