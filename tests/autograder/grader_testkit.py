@@ -11,9 +11,9 @@ from minesweeper_kit.sandbox.isolation import UID_BASE, UID_SLOTS  # noqa: E402
 #: A course's settings that leave out the grading of the students' own tests. That grading runs a
 #: submission's tests against every wheat and chaff of its step, in a sandbox each: 4 to 8 s of CPU
 #: a submission, for a row worth no points unless a course gives it some. Tests about something else
-#: (a cluster, the agreement with nbgrader's totals, a misread rule) grade without it; the own
-#: tests are graded where they are the subject (test_own_tests.py, test_check_scale.py, the mutants'
-#: references, the clone standing alone).
+#: (a cluster, the agreement with nbgrader's totals, a misread rule, the hidden suites' strength,
+#: the misconception line) grade without it; the own tests are graded where they are the subject
+#: (test_own_tests.py, test_planted_bugs.py, the clone's check on the course's scale).
 NO_OWN_TESTS = {"own_tests": False}
 
 

@@ -382,7 +382,7 @@ def make_board_reports(tmp_path_factory):
         sources[name] = make_board_file(**{function: text})
     for name, (function, text) in NO_CHAFF.items():
         sources[name] = make_board_file(**{function: text})
-    return grade("make-board", sources, tmp_path_factory.mktemp("make-board"), {})
+    return grade("make-board", sources, tmp_path_factory.mktemp("make-board"), {}, own_tests=False)
 
 
 @pytest.mark.slow
@@ -435,7 +435,7 @@ def test_other_steps_reference_and_wheats_get_no_line_and_a_mistake_does(tmp_pat
         sources[f"wheat_{name}"] = source
     if step == "neighbors":
         sources["itself_1d"] = reference_source(step) + NEIGHBORS_1D_ITSELF
-    reports = grade(step, sources, tmp_path, {"flood_size": 300} if step == "flood-fill" else {})
+    reports = grade(step, sources, tmp_path, {"flood_size": 300} if step == "flood-fill" else {}, own_tests=False)
     for student, graded in reports.items():
         assert graded.graded and graded.problem is None, (student, graded.problem, graded.causes)
         if student == "itself_1d":

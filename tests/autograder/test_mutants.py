@@ -18,10 +18,10 @@ import json
 import re
 
 import pytest
+from grader_testkit import course_without_own_tests
 from visible_tests import TIMED_OUT, hidden_to_visible, run_visible
 
 from autograder.batch import grade_batch
-from autograder.course import Course
 from autograder.grading import OWN_TESTS
 from autograder.instructor.chaffs import OTHERS, Chaff, chaffs_for, mutate, reference_source
 from autograder.report import feedback_text
@@ -58,11 +58,11 @@ def by_step(*values):
 def grade(assignment: str, sources: dict[str, str], folder, settings: dict, seed: int = SEED,
           own_tests: bool = True) -> dict:
     """Grade named sources as one batch; the reports by name. ``own_tests=False``: without the
-    grading of the sources' own tests, for mutants, whose tests are the reference's own."""
+    grading of the sources' own tests, where they are not what a test is about."""
     folder.mkdir(parents=True, exist_ok=True)
     for name, source in sources.items():
         (folder / f"{name}.py").write_text(source)
-    course = None if own_tests else Course(None, {assignment: {"own_tests": False}})
+    course = None if own_tests else course_without_own_tests(assignment)
     result = grade_batch(assignment, sorted(folder.glob("*.py")), folder / "results", jobs=2, seed=seed,
                          progress=False, settings=settings or None, course=course)
     return {r.student: r for r in result.reports}
@@ -70,24 +70,25 @@ def grade(assignment: str, sources: dict[str, str], folder, settings: dict, seed
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """``graded(assignment)``: the reports of its reference and every mutant, graded once. A
-    mutant changes the reference's implementation, never its own tests: those are graded with the
-    reference only (the same tests against the same wheats and chaffs would give the same result)."""
+    """``graded(assignment)``: the reports of its reference and every mutant, graded once, on the
+    hidden suite alone. The hidden suite's strength is what these tests measure; the students' own
+    tests are another grading, and the references' own tests are graded where they are the subject
+    (test_planted_bugs.py, and the clone's check on the course's scale)."""
     cache: dict[str, dict] = {}
 
     def reports(assignment: str) -> dict:
         if assignment not in cache:
             reference = reference_source(assignment)
-            groups: dict[tuple[str, bool], dict[str, str]] = {}
+            groups: dict[str, dict[str, str]] = {}
             base = SETTINGS.get(assignment, {})
-            groups[json.dumps(base, sort_keys=True), True] = {"reference": reference}
+            groups[json.dumps(base, sort_keys=True)] = {"reference": reference}
             for mutant in MUTANTS[assignment]:
                 key = json.dumps({**base, **mutant.settings}, sort_keys=True)
-                groups.setdefault((key, False), {})[mutant.name] = mutate(reference, mutant)
+                groups.setdefault(key, {})[mutant.name] = mutate(reference, mutant)
             cache[assignment] = {}
-            for number, ((key, own_tests), sources) in enumerate(sorted(groups.items())):
+            for number, (key, sources) in enumerate(sorted(groups.items())):
                 folder = tmp_path_factory.mktemp(f"{assignment}-{number}")
-                cache[assignment].update(grade(assignment, sources, folder, json.loads(key), own_tests=own_tests))
+                cache[assignment].update(grade(assignment, sources, folder, json.loads(key), own_tests=False))
         return cache[assignment]
 
     return reports
@@ -156,7 +157,8 @@ def test_without_the_setting_the_size_case_floods_1000x1000(tmp_path):
     """The mutants above flood 300x300 (``SETTINGS``); a grading run without settings, as every
     student's, floods the 1000x1000 field the notebook states."""
     recurses = next(m for m in MUTANTS["flood-fill"] if m.name == "iterative_flood_recurses")
-    report = grade("flood-fill", {recurses.name: mutate(reference_source("flood-fill"), recurses)}, tmp_path, {})
+    report = grade("flood-fill", {recurses.name: mutate(reference_source("flood-fill"), recurses)}, tmp_path, {},
+                   own_tests=False)
     size_case = next(t for t in report[recurses.name].tests if t.id == "test_flood_fill_iterative_1000x1000")
     assert size_case.status == "failed", size_case
     assert "1000x1000 field with one mine in the far corner" in size_case.output, size_case.output
