@@ -31,10 +31,12 @@ SENTENCE = "Your submission was not graded because of a problem on the grader's 
 NOT_GRADED_EXIT = 3
 
 
-def grade(submissions: Path, results: Path, gradebook: Path, env: dict[str, str] | None = None,
+def grade(submissions: Path, results: Path, gradebook: Path, env: dict[str, str] | None = None, jobs: int = 1,
           ) -> subprocess.CompletedProcess:
+    """``autograder grade`` on ``submissions``: with one worker where the subject is the instructor's
+    material, with two (a pool) where what a sandbox reports must come back through the pool."""
     return subprocess.run(AUTOGRADER + ["grade", "--assignment", "hypermines", str(submissions), "--results-dir",
-                                        str(results), "--csv", str(gradebook), "--no-progress", "-j", "2",
+                                        str(results), "--csv", str(gradebook), "--no-progress", "-j", str(jobs),
                                         "--seed", "5"],
                           capture_output=True, text=True, timeout=900, env=env)
 
@@ -74,9 +76,9 @@ def submissions(tmp_path, reference_source) -> Path:
 
 
 def assert_not_graded(result: subprocess.CompletedProcess, results: Path, gradebook: Path, students: list[str],
-                      cause: str) -> None:
+                      cause: str) -> subprocess.CompletedProcess:
     """Not graded in every file and in the report, no score anywhere, the exit status and the cause
-    said once for the instructor (never to the student)."""
+    said once for the instructor (never to the student). Returns the `autograder report` run."""
     assert result.returncode == NOT_GRADED_EXIT, result.stdout + result.stderr
     assert result.stderr.count(cause) == 1, result.stderr
     assert f"{len(students)} submission(s) NOT GRADED" in result.stderr
@@ -104,6 +106,7 @@ def assert_not_graded(result: subprocess.CompletedProcess, results: Path, gradeb
     assert f"NOT GRADED: {len(students)} of" in page.stdout and cause in page.stdout
     html = (results / "report.html").read_text()
     assert f"Not graded: {len(students)}" in html and cause.replace("'", "&#x27;") in html
+    return page
 
 
 def test_correct_and_unloadable_submissions_are_graded(tmp_path, reference_source):
@@ -114,7 +117,7 @@ def test_correct_and_unloadable_submissions_are_graded(tmp_path, reference_sourc
         (folder / student).mkdir(parents=True)
         (folder / student / "lab.py").write_text(text)
     results, gradebook = tmp_path / "results", tmp_path / "grades.csv"
-    result = grade(folder, results, gradebook)
+    result = grade(folder, results, gradebook, jobs=2)  # through the pool, as the sandbox cases below
     assert result.returncode == 0, result.stderr
     assert "NOT GRADED" not in result.stderr + result.stdout
     alice = json.loads((student_dir(results, "alice") / "results.json").read_text())
@@ -167,7 +170,7 @@ def test_data_an_ordinary_user_cannot_read_is_not_graded(reference_source):
         env.update(HOME=str(work), TMPDIR=str(work))
         result = subprocess.run(unprivileged_prefix(base) + AUTOGRADER + [
             "grade", "--assignment", "hypermines", str(work / "submitted"), "--results-dir", str(results),
-            "--csv", str(gradebook), "--no-progress", "-j", "2", "--seed", "5"],
+            "--csv", str(gradebook), "--no-progress", "-j", "1", "--seed", "5"],
             capture_output=True, text=True, timeout=900, env=env, cwd=work)
         assert_not_graded(result, results, gradebook, ["alice", "bob"], str(originals))
     finally:
@@ -213,12 +216,11 @@ def test_a_suite_that_raises_is_not_graded(tmp_path, submissions, reference_sour
     test = plant_error(instructor / "suites" / get_assignment("hypermines").suite_path.name)
     result = grade(submissions, results, gradebook, environment(instructor))
     cause = f"::{test} raised LookupError: planted in the hidden suite"
-    assert_not_graded(result, results, gradebook, ["alice", "bob"], cause)
+    page = assert_not_graded(result, results, gradebook, ["alice", "bob"], cause)
     assert "kept 1 earlier result" in result.stdout
     assert json.loads((student_dir(results, "dora") / "results.json").read_text())["score"] == 20
     rows = {row["student"]: row for row in csv.DictReader(gradebook.open())}
     assert (rows["dora"]["status"], rows["dora"]["score"]) == ("graded", "20")
-    page = report(results)
     assert "1 graded submission(s) of hypermines: mean score 20.00 / 20" in page.stdout
 
 
@@ -271,7 +273,7 @@ def test_a_hidden_test_that_raises_on_a_students_answer_fails_that_test_alone(tm
 def test_without_bubblewrap_nothing_is_graded(tmp_path, submissions, no_bwrap_path):
     """No bubblewrap: the grader refuses to run the code unisolated, and says why."""
     results, gradebook = tmp_path / "results", tmp_path / "grades.csv"
-    result = grade(submissions, results, gradebook, environment(path=no_bwrap_path))
+    result = grade(submissions, results, gradebook, environment(path=no_bwrap_path), jobs=2)
     assert_not_graded(result, results, gradebook, ["alice", "bob"], "bubblewrap (bwrap) is not installed")
 
 
@@ -303,7 +305,7 @@ def test_a_sandbox_that_cannot_start_is_not_graded(tmp_path, submissions, failin
     """Bubblewrap is there but the sandbox fails before the submission is loaded: that is the
     grader's failure (`SandboxUnavailable`), not the student's `LoadError`."""
     results, gradebook = tmp_path / "results", tmp_path / "grades.csv"
-    result = grade(submissions, results, gradebook, environment(path=failing_bwrap_path))
+    result = grade(submissions, results, gradebook, environment(path=failing_bwrap_path), jobs=2)
     assert_not_graded(result, results, gradebook, ["alice", "bob"],
                       "the sandbox did not start: bwrap: execvp /nonexistent/python3: No such file or directory")
 
