@@ -10,7 +10,10 @@ with the course's users (tests/conftest.py groups the users of each shared fixtu
 `autograded` submits every source notebook to that course, complete and once per exercise left
 unwritten, and runs nbgrader's autograde on them: the official grades, and nbgrader's own
 execution of each complete source notebook (every submission in one nbgrader call, the
-assignment given as the glob ``*``, as each nbgrader process takes seconds to start).
+assignment given as the glob ``*``, as each nbgrader process takes seconds to start). An exercise
+has a copy of its own when visible tests follow it: the own-tests cell has none, as nbgrader gives
+it no points (the kit grades it). Those copies hand in no tests of their own either, so their
+"check your own tests" cell has nothing to run; the complete notebook's runs the model tests.
 """
 import json
 
@@ -18,7 +21,8 @@ import nbformat
 import pytest
 
 from minesweeper_kit.release import build_course, nbgrader, release
-from notebook_tools import COMPLETE, GRADED, NOTEBOOKS, exercises, unwritten
+from notebook_tools import (COMPLETE, GRADED, NO_OWN_TESTS, NOTEBOOKS, OWN_TESTS, exercises_with_visible_tests,
+                            unwritten)
 
 
 @pytest.fixture(scope="session")
@@ -36,16 +40,19 @@ def release_folder(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def autograded(course):
-    """Submit the complete notebook and one copy per exercise left unwritten; autograde them all."""
+    """Submit the complete notebook and one copy per tested exercise left unwritten (with no tests of
+    the student's own); autograde them all."""
     graded = {}
     for name, assignment in GRADED.items():
         nb = nbformat.read(NOTEBOOKS / name, as_version=4)
         students = {COMPLETE: nb}
-        for exercise in exercises(nb):
+        for exercise in exercises_with_visible_tests(nb):
             copy = nbformat.from_dict(json.loads(json.dumps(nb)))
             for cell in copy.cells:
                 if cell.id == exercise:
                     cell.source = unwritten(cell.source)
+                elif cell.id == OWN_TESTS:
+                    cell.source = NO_OWN_TESTS
             students[f"without-{exercise}"] = copy
         for student, notebook in students.items():
             folder = course / "submitted" / student / assignment

@@ -119,6 +119,17 @@ def visible_tests_after(nb, exercise: str) -> list[str]:
     return ids
 
 
+#: The cell of the students' own tests: an exercise no visible test follows (the kit grades it).
+OWN_TESTS = "own-tests"
+#: The own-tests cell as a student who wrote no tests hands it in: nothing for its check to run.
+NO_OWN_TESTS = "# YOUR CODE HERE\n"
+
+
+def exercises_with_visible_tests(nb) -> list[str]:
+    """The exercises that visible tests follow: every exercise but the own-tests cell."""
+    return [exercise for exercise in exercises(nb) if visible_tests_after(nb, exercise)]
+
+
 # ------------------------------------------------------------------ JupyterLab, as `mines lab` starts it
 
 

@@ -1,8 +1,9 @@
 """nbgrader's own `autograde` on submitted copies of the source notebooks: full marks on the
-visible tests for the reference solutions, fewer points whenever one exercise is left unwritten,
-and the same total as the kit's `autograder grade` on the same files (a student's self-check and
-the official grade never disagree). The hidden-tests cell counts in nbgrader's maximum, but its
-points come from the kit (autograder/gradebook.py, tests/autograder/test_nbgrader_course.py).
+visible tests for the reference solutions, fewer points on them whenever an exercise they test is
+left unwritten, and the same total as the kit's `autograder grade` on the same files (a student's
+self-check and the official grade never disagree). The hidden-tests cell counts in nbgrader's
+maximum, but its points come from the kit (autograder/gradebook.py,
+tests/autograder/test_nbgrader_course.py).
 `autograder check` on every notebook runs in tests/test_stands_alone.py, in a clone of the
 repository with nothing beside it.
 
@@ -18,8 +19,8 @@ from nbgrader.api import Gradebook
 
 from autograder.report import student_dir
 from grader_testkit import course_file_without_own_tests
-from notebook_tools import (COMPLETE, GRADED, HIDDEN_TESTS, NOTEBOOKS, REPO, exercises, is_visible_test,
-                            nbgrader_meta, visible_tests_after)
+from notebook_tools import (COMPLETE, GRADED, HIDDEN_TESTS, NOTEBOOKS, OWN_TESTS, REPO, exercises,
+                            exercises_with_visible_tests, is_visible_test, nbgrader_meta, visible_tests_after)
 
 
 def nbgrader_scores(course, assignment, students):
@@ -49,13 +50,22 @@ def test_nbgrader_gives_full_marks_to_the_reference(course, autograded, name):
 
 @pytest.mark.parametrize("name", sorted(GRADED))
 def test_nbgrader_takes_points_for_an_unwritten_exercise(course, autograded, name):
+    """Each exercise a visible test follows, left unwritten, costs points on the visible tests (the
+    hidden-tests cell scores 0 in nbgrader whatever is written), the tests after it first. The only
+    exercise with no copy of its own is the own-tests cell, which nbgrader gives no points."""
     assignment = GRADED[name]
     nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    tested = exercises_with_visible_tests(nb)
+    untested = [cell for cell in nb.cells if cell.id in set(exercises(nb)) - set(tested)]
+    assert all(cell.id == OWN_TESTS and not nbgrader_meta(cell).get("grade") for cell in untested), (
+        f"{name}: exercises no visible test follows: {[cell.id for cell in untested]}")
+    assert autograded[assignment] == [COMPLETE] + [f"without-{exercise}" for exercise in tested]
+    scores = nbgrader_scores(course, assignment, autograded[assignment])
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        for exercise in exercises(nb):
+        for exercise in tested:
             student = f"without-{exercise}"
-            submission = gradebook.find_submission(assignment, student)
-            assert submission.score < submission.max_score, f"{name}: {exercise} unwritten, yet full marks"
+            score, max_score = scores[student]
+            assert score < max_score, f"{name}: {exercise} unwritten, yet full marks on the visible tests"
             for grade_id in visible_tests_after(nb, exercise):
                 grade = gradebook.find_grade(grade_id, name.removesuffix(".ipynb"), assignment, student)
                 assert grade.score == 0, f"{name}: {grade_id} scored {grade.score} with {exercise} unwritten"
