@@ -283,8 +283,9 @@ STOPPED: dict[str, str] = {
 }
 VISIBLE_LIMIT = 60.0  # CPU seconds for one visible test cell; the reference needs under 15
 #: The limit for the mutants of STOPPED, which no limit lets finish: each stop costs its whole limit
-#: in CPU time, and 15 s already shows a cell that would run for hours (or forever).
-STOPPED_LIMIT = 15.0
+#: in CPU time, and 5 s already shows a cell that would run for hours (or forever), where every
+#: visible cell of the reference's bot, set-up cells included, takes about 2 s together.
+STOPPED_LIMIT = 5.0
 
 
 @pytest.mark.parametrize("assignment", [by_step(a) for a in ASSIGNMENTS])
