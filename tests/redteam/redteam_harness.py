@@ -445,17 +445,19 @@ def _reports_on_disk(results: Path) -> dict[str, GradeReport]:
     return reports
 
 
-def grade_args(assignment: str, settings: dict | None, limits: dict = LIMITS) -> list[str]:
+def grade_args(assignment: str, settings: dict | None, limits: dict = LIMITS, jobs: int = 2) -> list[str]:
+    """The options of a red-team grade: ``-j 2`` by default, as in a battery (two sandboxes side by
+    side, and the pool's grader processes for the watch); ``jobs`` 1 where that is not the subject."""
     args = ["--seed", str(SEED), "--time-limit", str(limits["time_limit"]), "--test-time-limit",
-            str(limits["test_time_limit"]), "--memory-mb", str(limits["memory_mb"]), "-j", "2", "--no-progress"]
+            str(limits["test_time_limit"]), "--memory-mb", str(limits["memory_mb"]), "-j", str(jobs), "--no-progress"]
     if settings and settings.get("bot_games"):
         args += ["--bot-games", str(settings["bot_games"])]
     return args
 
 
 def start_user_grading(stage: Stage, assignment: str, paths: list[Path], results: Path,
-                       settings: dict | None = None, extra: list[str] = (),
-                       limits: dict = LIMITS) -> subprocess.Popen:
+                       settings: dict | None = None, extra: list[str] = (), limits: dict = LIMITS,
+                       jobs: int = 2) -> subprocess.Popen:
     """``autograder grade`` as the unprivileged user (results folder made theirs first)."""
     results.mkdir(parents=True, exist_ok=True)
     gid = pwd.getpwuid(UNPRIVILEGED_UID).pw_gid
@@ -465,13 +467,13 @@ def start_user_grading(stage: Stage, assignment: str, paths: list[Path], results
             os.chown(os.path.join(root, name), UNPRIVILEGED_UID, gid, follow_symlinks=False)
     command = [sys.executable, "-m", "autograder.cli", "grade", "--assignment", assignment, *[str(p) for p in paths],
                "--results-dir", str(results), "--csv", str(results / "grades.csv"),
-               *grade_args(assignment, settings, limits), *extra]
+               *grade_args(assignment, settings, limits, jobs), *extra]
     return subprocess.Popen(unprivileged_prefix(stage.base) + command, cwd=stage.base, env=stage.environment("user"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
 def run_root(stage: Stage, assignment: str, paths: list[Path], results: Path, settings: dict | None = None,
-             force: bool = False, limits: dict = LIMITS):
+             force: bool = False, limits: dict = LIMITS, jobs: int = 2):
     """grade_batch in this process, as root, with the session's instructor copy."""
     from autograder.batch import grade_batch
 
@@ -480,7 +482,7 @@ def run_root(stage: Stage, assignment: str, paths: list[Path], results: Path, se
     os.environ["TMPDIR"] = str(stage.base / "tmp-root")
     tempfile.tempdir = None
     try:
-        return grade_batch(assignment, paths, results, csv_path=results / "grades.csv", jobs=2, seed=SEED,
+        return grade_batch(assignment, paths, results, csv_path=results / "grades.csv", jobs=jobs, seed=SEED,
                            time_limit=limits["time_limit"], test_time_limit=limits["test_time_limit"],
                            memory_mb=limits["memory_mb"], progress=False, settings=settings, force=force)
     finally:
@@ -587,9 +589,9 @@ def run_resumed(stage: Stage, first: dict[str, Run]) -> dict[str, Resumed]:
         for student in ("forger-replay", "forger-fresh"):
             _forge(run.results, "02-honest", student, owner)
         jobs[mode] = [run.submitted / "forger-replay", run.submitted / "02-honest", late]
-    user = start_user_grading(stage, "hypermines", jobs["user"], first["user"].results)
+    user = start_user_grading(stage, "hypermines", jobs["user"], first["user"].results, jobs=1)
     try:
-        batch = run_root(stage, "hypermines", jobs["root"], first["root"].results)
+        batch = run_root(stage, "hypermines", jobs["root"], first["root"].results, jobs=1)
         runs["root"] = Resumed("root", {r.student: r for r in batch.reports}, batch.graded, batch.skipped, "",
                                first["root"].results)
     except Exception as failure:  # noqa: BLE001
@@ -617,11 +619,11 @@ def run_collision(stage: Stage, mode: str, names: tuple[str, str]) -> tuple[str,
     files = [folder / "submitted" / name for name in names]
     if mode == "root":
         try:
-            run_root(stage, "hypermines", files, results)
+            run_root(stage, "hypermines", files, results, jobs=1)
         except ValueError as error:
             return str(error), results
         return "", results
-    process = start_user_grading(stage, "hypermines", files, results)
+    process = start_user_grading(stage, "hypermines", files, results, jobs=1)
     output, error = process.communicate(timeout=600)
     return ("" if process.returncode == 0 else f"exit {process.returncode}: {error[-500:]}"), results
 
@@ -692,7 +694,7 @@ def grade(stage, mode: str, paths: list[Path], results: Path, *extra: str, cwd: 
         give_to_user(results)
     command = [sys.executable, "-m", "autograder.cli", "grade", "--assignment", "hypermines",
                *[str(p) for p in paths], "--results-dir", str(results), "--csv", str(results / "grades.csv"),
-               *grade_args("hypermines", None), "-j", "1", *extra]
+               *grade_args("hypermines", None, jobs=1), *extra]
     return start(stage, mode, command, cwd=cwd)
 
 

@@ -79,9 +79,9 @@ def _grade_names(stage: Stage) -> dict[str, NamedRun]:
         _readable(top)
         runs[mode] = NamedRun(mode, top / "results", made_by_grader=mode == "root")
     # As in a red-team battery: the unprivileged command in the background, the root one meanwhile.
-    user = start_user_grading(stage, "hypermines", files["user"], runs["user"].results)
+    user = start_user_grading(stage, "hypermines", files["user"], runs["user"].results, jobs=1)
     args = [*map(str, files["root"]), "--results-dir", str(runs["root"].results), "--csv",
-            str(runs["root"].results / "grades.csv"), *grade_args("hypermines", None)]
+            str(runs["root"].results / "grades.csv"), *grade_args("hypermines", None, jobs=1)]
     runs["root"].steps["grade"] = _run(stage, "root", _command("grade", "--assignment", "hypermines", *args))
     output, error = user.communicate(timeout=900)
     runs["user"].steps["grade"] = subprocess.CompletedProcess(user.args, user.returncode, output, error)
@@ -98,7 +98,7 @@ def _grade_names(stage: Stage) -> dict[str, NamedRun]:
                                                           str(run.results / "class-report.html")))
         run.modes_after["report"] = _modes(run.results)
         again = [*map(str, files[mode]), "--results-dir", str(run.results), "--csv", str(run.results / "grades.csv"),
-                 *grade_args("hypermines", None), "--group-readable"]
+                 *grade_args("hypermines", None, jobs=1), "--group-readable"]
         run.steps["group"] = _run(stage, mode, _command("grade", "--assignment", "hypermines", *again))
         run.modes_after["group"] = _modes(run.results)
     return runs
