@@ -195,6 +195,19 @@ def test_no_line_without_failures_without_a_grade_or_without_a_load():
     assert "Likely misconception" not in feedback_text(GradeReport.from_dict(old))
 
 
+def test_a_bot_out_of_its_budget_gets_its_line_whatever_the_budget():
+    """A bot whose games used up their CPU budget fails like the chaff that thinks a second a move
+    whatever the budget is: a real grading's own figure and rule, not the chaff's test setting."""
+    from autograder.instructor.chaffs.bots import LEGAL, TIERS
+
+    spent = ("11 of 11 games were lost to timeout (11) (a move may use 5 s of CPU time; all the games together "
+             "52.3 s); first: beginner game 0 (seed 1): the bot's games used up their 52.3 s of CPU time (0.5 s "
+             "per beginner game, in proportion to the cells on other boards)")
+    lost = {LEGAL: spent, **{tier: "your bot won 0 of 100 beginner games" for tier in TIERS}}
+    outcomes = [Outcome(n, 2.0, id=n, status="failed", output=text) for n, text in lost.items()]
+    assert misconception_for(report("bots", outcomes))["chaff"] == "thinks_a_second_a_move"
+
+
 # ----------------------------------------------------------------------------- real gradings
 #: A correct make-board step written by hand, in another way than the reference (loops where it
 #: recurses, offsets for the neighbours). Each buggy file below replaces one of its functions.

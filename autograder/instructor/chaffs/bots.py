@@ -130,8 +130,8 @@ CHAFFS = [
         ),
         loses=(LEGAL,) + TIERS,
         keeps=(),
-        says=("timeout", "used up their 8 s of CPU time"),
-        settings={"bot_games": 4, "bot_cpu_seconds": 8},
+        says=("timeout", "the bot's games used up their"),
+        settings={"bot_games": 4, "bot_cpu_seconds": 3},
         hint=(
             "Look at how much CPU time one move takes: a game has many moves and the games share one budget. Bound "
             "each move's search by the work it does, never by waiting for time to pass."
