@@ -50,6 +50,11 @@ NOTEBOOK = "02-make-board"
 CORRECT, BUGGY, HAND_GRADED = "ada", "Ada", "cy"
 GRACE, LATE, TOO_LATE, REFUSED, RENAMED = "grace", "late", "toolate", "imports", "renamer"
 STUDENTS = (CORRECT, BUGGY, HAND_GRADED, GRACE, LATE, TOO_LATE, REFUSED, RENAMED)
+#: The students who hand in tests of their own, where the totals need them: full marks, the late
+#: penalty over the whole scale, and a refused file's own tests. The others leave the own-tests cell
+#: empty: 0 of its points, and nothing of theirs for the grader to run.
+WITH_OWN_TESTS = (CORRECT, LATE, REFUSED)
+OWN_TESTS_CELL = "own-tests"
 BUG = next(m for m in MUTANTS if m.name == "make_board_one_short")
 #: The manual grades the instructor gives in formgrader: cy's hidden tests, and one visible test of Ada.
 MANUAL_HIDDEN = 5.5
@@ -121,9 +126,10 @@ def meta(cell) -> dict:
 
 
 def solved(release: nbformat.NotebookNode, source: nbformat.NotebookNode, bug=None,
-           extra: str = "") -> nbformat.NotebookNode:
+           extra: str = "", own_tests: bool = True) -> nbformat.NotebookNode:
     """The release version with each solution cell written as the source's solution (markers gone),
-    with ``bug``'s replacements applied where they match, and ``extra`` put first in the first one."""
+    with ``bug``'s replacements applied where they match, and ``extra`` put first in the first one;
+    without ``own_tests``, the own-tests cell emptied."""
     answers = {c.id: re.sub(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n", "", c.source, flags=re.M)
                for c in source.cells if meta(c).get("solution")}
     if bug is not None:
@@ -131,6 +137,8 @@ def solved(release: nbformat.NotebookNode, source: nbformat.NotebookNode, bug=No
         assert mutate(joined, bug) != joined
         for old, new in bug.replacements:
             answers = {key: text.replace(old, new) for key, text in answers.items()}
+    if not own_tests:
+        answers[OWN_TESTS_CELL] = "# YOUR CODE HERE\n"
     if extra:
         first = next(iter(answers))
         answers[first] = extra + answers[first]
@@ -193,7 +201,7 @@ def nbgrader_course(tmp_path_factory) -> Course:
         folder = root / "submitted" / student / ASSIGNMENT
         folder.mkdir(parents=True)
         notebook = solved(released, source, BUG if student == BUGGY else None,
-                          "import itertools\n\n" if student == REFUSED else "")
+                          "import itertools\n\n" if student == REFUSED else "", student in WITH_OWN_TESTS)
         nbformat.write(notebook, folder / (RENAMED_AS if student == RENAMED else source_path.name))
         when = HANDED_IN.get(student, ON_TIME)
         (folder / "timestamp.txt").write_text(when.strftime("%Y-%m-%d %H:%M:%S.%f UTC"))
@@ -250,7 +258,7 @@ def expected_totals(course: Course) -> dict[str, tuple[float, float]]:
         elif student == BUGGY:  # the hidden tests it passed, at their weight on the scale, and its own tests
             hidden = sum(t.score for t in course.reports[student].tests)
         else:
-            hidden = POINTS + OWN_POINTS
+            hidden = POINTS + (OWN_POINTS if student in WITH_OWN_TESTS else 0)
         raw = sum(visible.values()) + hidden
         penalty = 0.0
         if student == LATE:
@@ -343,8 +351,9 @@ def test_nbgrader_export_totals_are_the_course_policy_over_the_whole_notebook(nb
         assert float(row["raw_score"]) == pytest.approx(raw, abs=1e-6), (student, row)
         assert float(row["late_submission_penalty"]) == pytest.approx(penalty, abs=1e-6), (student, row)
         assert float(row["score"]) == pytest.approx(max(0.0, raw - penalty), abs=1e-6), (student, row)
-    for student in (CORRECT, GRACE, RENAMED):
-        assert float(rows[student]["score"]) == maximum, rows[student]
+    assert float(rows[CORRECT]["score"]) == maximum, rows[CORRECT]
+    for student in (GRACE, RENAMED):  # everything but the own tests they did not write
+        assert float(rows[student]["score"]) == maximum - OWN_POINTS, rows[student]
     assert float(rows[LATE]["score"]) == pytest.approx(30.4) and float(rows[TOO_LATE]["score"]) == 0
     assert float(rows[REFUSED]["score"]) == 0 and float(rows[BUGGY]["score"]) < maximum
     assert rows[LATE]["duedate"].startswith("2026-03-02 12:00:00"), rows[LATE]
@@ -360,24 +369,29 @@ def test_nbgrader_export_totals_are_the_course_policy_over_the_whole_notebook(nb
 
 def test_the_policy_reaches_the_kits_outputs_and_the_feedback(nbgrader_course):
     """The kit's own grade follows the same policy: lateness inside the grace costs nothing and is
-    not late; a refused import scores 0 in every test, own tests included, and says so plainly;
-    the renamed notebook was copied, kept, and the student told."""
+    not late; a refused import scores 0 in every test, own tests included, and says so plainly; a
+    notebook without tests of its own scores 0 for them, and is told none were found; the renamed
+    notebook was copied, kept, and the student told."""
     reports = nbgrader_course.reports
     grace, late, toolate, refused = (reports[s] for s in (GRACE, LATE, TOO_LATE, REFUSED))
     assert grace.late_by == 20 * 60 and not grace.late and grace.penalty == 0
     assert late.late and late.penalty == pytest.approx(0.2 * 24) and late.score == pytest.approx(0.8 * 24)
-    assert toolate.score == 0 and toolate.penalty == 24
+    assert toolate.score == 0 and toolate.penalty == POINTS  # everything it scored: no own tests
     assert refused.score == 0 and refused.refused and all(t.score == 0 for t in refused.tests)
     own = next(t for t in refused.tests if t.id == "own_tests")
     assert own.max_score == OWN_POINTS and own.output.startswith("not run: your file was refused")
     text = feedback_text(refused)
     assert "could not be graded" not in text
     assert "Your file scores 0 in every test, your own tests included: " in text and "itertools" in text
+    for student in sorted(set(STUDENTS) - set(WITH_OWN_TESTS)):  # an empty own-tests cell: 0 of their points
+        mine = next(t for t in reports[student].tests if t.id == "own_tests")
+        assert (mine.score, mine.max_score) == (0, OWN_POINTS), (student, mine)
+        assert mine.output.startswith("No tests of your own were found"), (student, mine.output)
     renamed = reports[RENAMED]
     folder = nbgrader_course.root / "submitted" / RENAMED / ASSIGNMENT
     assert (folder / RENAMED_AS).is_file() and (folder / f"{NOTEBOOK}.ipynb").read_bytes() == (
         folder / RENAMED_AS).read_bytes()
-    assert renamed.file == f"{ASSIGNMENT}/{NOTEBOOK}.ipynb" and renamed.score == 24
+    assert renamed.file == f"{ASSIGNMENT}/{NOTEBOOK}.ipynb" and renamed.score == POINTS
     assert any(f"Your notebook is named {RENAMED_AS}" in note for note in renamed.notes), renamed.notes
     assert f"Your notebook is named {RENAMED_AS}" in feedback_text(renamed)
 
