@@ -1,10 +1,12 @@
 """A run of the suite always ends, with every result, when a test crashes its worker or runs away
 with memory.
 
-Each test here starts `make test`'s own recipe (the Makefile's pytest options and number of
-workers, lint skipped) on a small folder of tests, with this suite's conftest.py loaded as a
-plugin (``-p conftest``): its scheduler (group_scheduling.py) and its memory bound
-(memory_bound.py). A run that hangs is stopped at ``LIMIT`` and the test fails.
+Each test here starts `make test`'s own recipe (the Makefile's pytest options, lint skipped) on a
+small folder of tests, with this suite's conftest.py loaded as a plugin (``-p conftest``): its
+scheduler (group_scheduling.py) and its memory bound (memory_bound.py). The number of workers is
+not the subject, so each run has as few as its case needs (``PYTEST_JOBS``): two where a crashed
+or ended worker must be replaced while another goes on, one for the run started in the background.
+A run that hangs is stopped at ``LIMIT`` and the test fails.
 """
 
 from __future__ import annotations
@@ -149,7 +151,7 @@ def test_a_crashed_worker_fails_its_test_and_the_run_ends_with_every_other(folde
         (folder / name).write_text(textwrap.dedent(source))
     others = small_tests(folder, 4) | {"test_exit.py::test_before", "test_exit.py::test_after",
                                        "test_kill.py::test_after", "test_segfault.py::test_before"}
-    out, outcomes = make_test(folder, tmp_path)
+    out, outcomes = make_test(folder, tmp_path, PYTEST_JOBS="2")
     assert outcomes.get("FAILED") == {f"{name}::test_dies" for name in CRASHES}, out[-4000:]
     assert outcomes.get("PASSED") == others, out[-4000:]
     assert len(re.findall(r"crashed while running '[^']*test_dies", out)) >= 3, out[-4000:]
@@ -158,7 +160,7 @@ def test_a_crashed_worker_fails_its_test_and_the_run_ends_with_every_other(folde
 def test_a_test_over_the_memory_bound_fails_alone_with_the_memory_it_reached(folder, tmp_path):
     (folder / "test_hogs.py").write_text(HOGS)
     others = small_tests(folder, 3) | {"test_hogs.py::test_before", "test_hogs.py::test_after"}
-    out, outcomes = make_test(folder, tmp_path, **{BOUND_VARIABLE: "500M"})
+    out, outcomes = make_test(folder, tmp_path, PYTEST_JOBS="2", **{BOUND_VARIABLE: "500M"})
     hogs = {"test_grows", "test_starts_a_process_that_grows", "test_keeps_what_it_took"}
     assert outcomes.get("FAILED") == {f"test_hogs.py::{name}" for name in hogs}, out[-4000:]
     assert outcomes.get("PASSED") == others, out[-4000:]
@@ -178,6 +180,6 @@ def test_a_run_started_in_the_background_still_gives_its_commands_ctrl_c(folder,
     a batch and `mines lab` with it)."""
     (folder / "test_ctrl_c.py").write_text(CTRL_C)
     others = small_tests(folder, 2)
-    out, outcomes = make_test(folder, tmp_path, background=True)
+    out, outcomes = make_test(folder, tmp_path, background=True, PYTEST_JOBS="1")
     assert outcomes.get("PASSED") == others | {"test_ctrl_c.py::test_a_command_started_by_a_test_is_stopped_by_ctrl_c"}, \
         out[-4000:]
