@@ -3,7 +3,9 @@ table: tests as students write them (asserts, the set-up cell's helpers, pytest 
 printed output, files, seeded generators, attributes changed in place, tests right and wrong, tests
 that lean on the order of an unordered answer). Both run the same runner; they differ only in the
 implementations (the kit's public ones, the grader's hidden ones), so a difference here is a
-difference between those, and fails."""
+difference between those, and fails. A test's validity is judged on the correct implementations
+alone (``minesweeper_kit/owntests/verdicts.py``), so the grader's side runs against those only: its
+chaffs would add a sandbox each for catches this comparison never reads."""
 from __future__ import annotations
 
 import nbformat
@@ -179,7 +181,9 @@ def test_the_check_cell_and_the_grader_agree_on_every_test_of_the_table(step, ca
     capsys.readouterr()
     found = tests_from_cells(cells, get_assignment(step).names)
     tests = own_tests.FoundTests(TestsFile(found.source, "tests.py", None, as_names=True), "your own tests", found)
-    in_grading = own_tests.grade_own_tests(get_assignment(step), tests, seed=5)
+    assignment = get_assignment(step)
+    wheats = [implementation for implementation in own_tests.implementations(assignment) if implementation.correct]
+    in_grading = own_tests.grade_own_tests(assignment, tests, seed=5, library=wheats)
     cell_verdicts, grader_verdicts = verdict_names(in_the_cell.tests), verdict_names(in_grading.tests)
     assert cell_verdicts == grader_verdicts, (in_the_cell.report(), in_grading.feedback())
     assert {"valid", "invalid"} <= set(cell_verdicts.values()), "the table has tests of both kinds"
