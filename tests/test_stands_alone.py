@@ -1,11 +1,15 @@
-"""The kit stands alone: a clone of HEAD with nothing beside it works, and no file looks outside it.
+"""The kit stands alone: a clone of it with nothing beside it works, and no file looks outside it.
 
-The clone lives in a fresh temporary folder that holds nothing else, and every command below runs
+The clone is made from HEAD, then given the working tree's tracked files as they are (each file
+``git diff HEAD`` names copied in, or deleted where it is deleted), so it tests what is being
+worked on, not only the last commit; files git does not track stay out, as in a real clone. It
+lives in a fresh temporary folder that holds nothing else, and every command below runs
 in a private mount namespace where this checkout itself is covered by an empty folder (its
 virtual environment alone is shown again, for the installed packages), so a path that leads out
 of the clone, relative (to a sibling folder) or absolute (this checkout), finds nothing. There the
 clone's own code runs: the conformance tests on the original data, ``autograder check`` on every
-assignment, and ``autograder grade`` of a correct and a wrong file per assignment.
+assignment (on a course's scale where the step's own tests are worth points), and ``autograder
+grade`` of a correct and a wrong file per assignment.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ sys.path.insert(0, str(REPO / "tests" / "notebooks"))
 
 from autograder.instructor.chaffs import mutate, reference_source  # noqa: E402
 from grader_testkit import course_file_without_own_tests  # noqa: E402
+from minesweeper_kit.own_tests_requirements import REQUIREMENTS  # noqa: E402
 from notebook_tools import GRADED, nbgrader_meta  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.nbgrader]
@@ -36,6 +41,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.nbgrader]
 ASSIGNMENTS = ("neighbors", "make-board", "flood-fill", "hypermines", "bots")
 #: Text that would point outside the repository: the folder beside it, or a sibling's data.
 OUTSIDE = re.compile(r"\.\./shared|seed-originals|parents\[\d\]\.parent")
+#: The course the check runs on for a step that asks for tests of the students' own: they are worth
+#: points, so the model answer's own tests must be valid and catch every planted bug of the step.
+COURSE = "[assignments.{step}]\npoints = 25\nown_tests_points = 5\n"
 
 
 def _mutants(assignment: str) -> list:
@@ -46,15 +54,37 @@ def _mutants(assignment: str) -> list:
 
 @pytest.fixture(scope="module")
 def clone():
-    """``git clone`` of this checkout's HEAD into a new temporary folder with nothing beside it."""
+    """``git clone`` of this checkout's HEAD into a new temporary folder with nothing beside it,
+    holding the working tree's tracked files as they are."""
     if os.geteuid() != 0:
         pytest.fail("the stand-alone test covers this checkout in a private mount namespace: run it as root")
     base = Path(tempfile.mkdtemp(prefix="kit-alone-"))
     target = base / "kit"
     subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(REPO), str(target)], check=True)
+    _working_tree_into(target)
     assert sorted(p.name for p in base.iterdir()) == ["kit"]
     yield target
     shutil.rmtree(base, ignore_errors=True)
+
+
+def _working_tree_into(target: Path) -> None:
+    """Each tracked file that differs from HEAD (``git diff --name-only HEAD``, renames as a
+    deletion and an addition) copied from this checkout into ``target``, or deleted there where it
+    is deleted here; the clone's index follows, so ``git ls-files`` there lists them too."""
+    listed = subprocess.run(["git", "diff", "--name-only", "--no-renames", "-z", "HEAD"], cwd=REPO,
+                            capture_output=True, check=True).stdout.decode()
+    names = [name for name in listed.split("\0") if name]
+    for name in names:
+        source, copy = REPO / name, target / name
+        if source.is_file() or source.is_symlink():
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            copy.unlink(missing_ok=True)
+            shutil.copy2(source, copy, follow_symlinks=False)
+        else:
+            copy.unlink(missing_ok=True)
+    if names:
+        subprocess.run(["git", "update-index", "--add", "--remove", "-z", "--stdin"], cwd=target,
+                       input="\0".join(names).encode(), check=True)
 
 
 def hiding_this_checkout(stage: str) -> list[str]:
@@ -118,20 +148,35 @@ def test_the_conformance_tests_pass_in_the_clone(clone):
 
 
 @pytest.mark.parametrize("name", sorted(GRADED))
-def test_autograder_check_passes_in_the_clone(clone, name):
+def test_autograder_check_passes_in_the_clone(clone, name, tmp_path):
     """`autograder check`: the notebook's solutions score full marks, its starter version 0, and
     neither its release version nor the feedback shows a hidden test or a solution. (The only run
-    of the check on every assignment: through the command line, as an instructor runs it.)"""
+    of the check on every assignment: through the command line, as an instructor runs it.) A step
+    that asks for tests of the students' own is checked on a course that gives them 5 points on top
+    of 25, so the model answer (every solution cell of the source notebook, its own tests included)
+    is graded out of 30: the notebook's own tests must be valid and catch every planted bug of the
+    step. The bots step, which asks for none, is checked on the kit's defaults."""
     assignment = GRADED[name]
-    done = run_in_clone(clone, "-m", "autograder", "check", "--assignment", assignment)
+    course = []
+    if assignment in REQUIREMENTS:
+        (tmp_path / "course.toml").write_text(COURSE.format(step=assignment))
+        course = ["--course", str(tmp_path / "course.toml")]
+    done = run_in_clone(clone, "-m", "autograder", "check", "--assignment", assignment, *course)
     assert done.returncode == 0, f"autograder check {assignment} failed:\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}"
-    notebook = nbformat.read(clone / "notebooks" / name, as_version=4)
-    points = sum(nbgrader_meta(c).get("points", 0) for c in notebook.cells
-                 if nbgrader_meta(c).get("grade") and nbgrader_meta(c).get("grade_id") != "hidden-tests")
+    if course:
+        assert f"[ok] course settings for {assignment}: points = 25; own_tests_points = 5" in done.stdout, done.stdout
+        points = 30
+    else:
+        notebook = nbformat.read(clone / "notebooks" / name, as_version=4)
+        points = sum(nbgrader_meta(c).get("points", 0) for c in notebook.cells
+                     if nbgrader_meta(c).get("grade") and nbgrader_meta(c).get("grade_id") != "hidden-tests")
     assert f"[ok] reference scores full marks well inside the limit: {points}/{points} in" in done.stdout, done.stdout
     assert f"[ok] starter version scores 0 without crashing: 0/{points}" in done.stdout, done.stdout
     assert "[ok] release notebook and feedback contain no hidden tests or solution code" in done.stdout, done.stdout
-    assert "[fail" not in done.stdout.lower(), done.stdout
+    if assignment == "hypermines":  # its reference is a file of its own: full marks on the hidden tests
+        assert "[ok] the instructor's reference file hypermines.py scores full marks on the hidden tests: 25/25" \
+            in done.stdout, done.stdout
+    assert "[fail" not in done.stdout.lower() and "FAILED" not in done.stdout, done.stdout
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
