@@ -266,7 +266,7 @@ def test_a_test_that_never_ends_or_eats_memory_is_stopped_outside_the_kernel(cap
         "        kept.append(bytearray(10 ** 7))\n"
     )
     result = check_my_tests("hypermines", cells=[CodeCell("In [4]", source)],
-                            limits=OwnTestsLimits(test_seconds=1.5, memory_mb=256))
+                            limits=OwnTestsLimits(test_seconds=0.75, memory_mb=256))
     capsys.readouterr()
     found = {t.name: t for t in result.tests}
     assert found["test_until_the_end"].valid and "bomb_does_not_end_the_game" in found["test_until_the_end"].caught
