@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import nbformat
 
 import autograder.check as check_module
@@ -13,11 +15,14 @@ from autograder.notebook import notebook_code
 
 
 # That `autograder check` passes on every assignment is tested once, through the command line, in
-# tests/notebooks/test_autograde.py.
+# tests/test_stands_alone.py.
 
 
 def test_check_catches_a_release_that_keeps_the_solutions(monkeypatch):
-    assignment = get_assignment("make-board")
+    """The check fails a release that still holds the solutions. The students' own tests are not
+    graded here, as for the reference file in check.py: the subject is the release, and the check
+    grades the model answer's own tests in tests/test_stands_alone.py."""
+    assignment = dataclasses.replace(get_assignment("make-board"), own_tests=False)
     uncleared = nbformat.read(str(assignment.notebook_path), as_version=4)
     monkeypatch.setattr(check_module, "release_notebook", lambda a: uncleared)
     monkeypatch.setattr(references, "release_notebook", lambda a: uncleared)  # what the starter is made from
