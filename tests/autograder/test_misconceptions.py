@@ -4,9 +4,11 @@ the code did, never by reading it.
 
 First the rule on results built here (which tests lost, what the first one said); then real
 gradings in the sandbox: files written by hand, each with the mistake of one chaff but in code of
-their own, get that chaff's line; correct files (the reference, the wheats, one written here) and
-a file failing in a way no chaff does get none. (Each chaff itself getting its own line is checked
-with the chaffs' gradings, in ``test_mutants.py``.)
+their own, get that chaff's line; correct files (the wheats, one written here) and a file failing
+in a way no chaff does get none. (Each chaff itself getting its own line, and each step's
+reference getting none, are checked where the chaffs are graded, with the same seed and settings
+as here: ``test_each_mutant_loses_points_where_its_bug_is`` and
+``test_the_reference_scores_full_marks`` in ``test_mutants.py``.)
 """
 
 from __future__ import annotations
@@ -383,12 +385,12 @@ def make_board_file(**replaced: str) -> str:
 
 @pytest.fixture(scope="module")
 def make_board_reports(tmp_path_factory):
-    """Every make-board file of this module, the reference and the wheats, graded as one batch."""
+    """Every make-board file of this module and the wheats, graded as one batch."""
     from test_mutants import grade
 
     from autograder.instructor.wheats import wheats_for
 
-    sources = {"by_hand_correct": make_board_file(), "reference": reference_source("make-board")}
+    sources = {"by_hand_correct": make_board_file()}
     for name, source in wheats_for("make-board"):
         sources[f"wheat_{name}"] = source
     for name, (function, text, _) in SAME_MISTAKE.items():
@@ -411,7 +413,7 @@ def test_a_hand_written_file_with_a_chaffs_mistake_gets_its_line(make_board_repo
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["by_hand_correct", "reference", "wheats", *sorted(NO_CHAFF)])
+@pytest.mark.parametrize("name", ["by_hand_correct", "wheats", *sorted(NO_CHAFF)])
 def test_correct_files_and_other_mistakes_get_no_line(make_board_reports, name):
     names = [n for n in make_board_reports if n.startswith("wheat_")] if name == "wheats" else [name]
     assert names
@@ -438,12 +440,12 @@ def neighbors_1d(length, x):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("step", ["neighbors", "flood-fill", "hypermines"])
-def test_other_steps_reference_and_wheats_get_no_line_and_a_mistake_does(tmp_path, step):
+def test_other_steps_wheats_get_no_line_and_a_mistake_does(tmp_path, step):
     from test_mutants import grade
 
     from autograder.instructor.wheats import wheats_for
 
-    sources = {"reference": reference_source(step)}
+    sources = {}
     for name, source in wheats_for(step):
         sources[f"wheat_{name}"] = source
     if step == "neighbors":
