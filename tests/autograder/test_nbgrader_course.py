@@ -183,6 +183,7 @@ class Course:
     after_manual: str                   #: what the `autograder grade` after the manual grades printed
     released: nbformat.NotebookNode
     validated: str                      #: `nbgrader validate` on the correct student's notebook
+    exported: dict[str, dict[str, str]]  #: `nbgrader export` after the last recording, each student's row
 
 
 @pytest.fixture(scope="module")
@@ -234,11 +235,13 @@ def nbgrader_course(tmp_path_factory) -> Course:
             grade.manual_score, grade.needs_manual_grade = score, False
         gradebook.db.commit()
     after_manual = grade_with_kit(root, results).stdout  # the README: grade again after grading by hand
+    exported = export_rows(root)  # once: the tests that read the totals share it
 
     points = {meta(c)["grade_id"]: float(meta(c)["points"]) for c in source.cells if meta(c).get("grade")}
     points.pop(HIDDEN_TESTS_CELL)
     return Course(root, results, sum(points.values()), reports, visible, after_autograde,
-                  {s: ran[s][1] for s in STUDENTS}, first_run, recording.stdout, after_manual, released, validated)
+                  {s: ran[s][1] for s in STUDENTS}, first_run, recording.stdout, after_manual, released, validated,
+                  exported)
 
 
 def expected_totals(course: Course) -> dict[str, tuple[float, float]]:
@@ -255,7 +258,7 @@ def expected_totals(course: Course) -> dict[str, tuple[float, float]]:
             visible[MANUAL_VISIBLE[0]] = MANUAL_VISIBLE[1]
         if student == HAND_GRADED:
             hidden = MANUAL_HIDDEN
-        elif student == BUGGY:  # the hidden tests it passed, at their weight on the scale, and its own tests
+        elif student == BUGGY:  # the hidden tests it passed, at their weight on the scale (it wrote no tests)
             hidden = sum(t.score for t in course.reports[student].tests)
         else:
             hidden = POINTS + (OWN_POINTS if student in WITH_OWN_TESTS else 0)
@@ -341,7 +344,7 @@ def test_nbgrader_export_totals_are_the_course_policy_over_the_whole_notebook(nb
     whole notebook, a refused import leaves 0 everywhere, a manual grade counts instead of the
     kit's, the renamed notebook is graded on both sides."""
     course = nbgrader_course
-    rows = export_rows(course.root)
+    rows = course.exported
     assert sorted(rows) == sorted(STUDENTS)
     maximum = course.visible_max + POINTS + OWN_POINTS
     assert maximum == 38
@@ -491,7 +494,7 @@ def test_the_report_shows_nbgraders_totals_as_exported(nbgrader_course):
     assert f"submission(s) of {ASSIGNMENT} ({KIT_ID})" in done.stdout, done.stdout
     page = (course.results / "report.html").read_text()
     assert "out of 24 points" in page
-    rows = export_rows(course.root)
+    rows = course.exported
     ids = {report.student: nbgrader_id for nbgrader_id, report in course.reports.items()}
     shown = {row["student"]: row["nbgrader"] for row in table_rows(page, "students")}
     assert set(shown) == set(ids)
