@@ -735,19 +735,26 @@ _report(_found)
                                          "file_over_16_mb": "OSError:EFBIG"}),
     Case("inode_flood", r'''
 _unhook()
-_created = [0]
-
-
-class HyperMinesGame:
-    def __init__(self, *args):
-        start = _created[0]
-        _os.makedirs('/tmp/inodes', exist_ok=True)
-        while _created[0] < min(start + 125_000, 500_000):
-            _os.close(_os.open('/tmp/inodes/%d' % _created[0], _os.O_CREAT | _os.O_WRONLY, 0o600))
-            _created[0] += 1
-        raise RuntimeError('files so far: %d' % _created[0])
-''', outcome=lambda report, mode: _inodes_bounded(report), outcome_in="report",
-         note="empty files cost kernel memory, not tmpfs blocks: 500,000 of them are about 450 MB"),
+# First what the limits let a sandbox hold anyway: 150 MB of its address space, and 56 MB in each
+# of its two private tmpfs (pages its memory cgroup counts). The empty files then have only the
+# rest of the sandbox's memory: a cgroup that did not count them would let all 200,000 through.
+# All of it at load, within the load's CPU limit: mknod makes a file in one system call.
+_ballast = b'b' * (150 << 20)
+for _folder in ('/tmp', '/sandbox/work'):
+    for _i in range(56):
+        _write('%s/ballast-%d' % (_folder, _i), b'd' * (1 << 20))
+print('ballast: 150 MB of memory, 56 MB in each tmpfs', flush=True)
+_os.makedirs('/tmp/inodes', exist_ok=True)
+_file = _imp('stat').S_IFREG | 0o600
+_created = 0
+while _created < 200_000:
+    _os.mknod('/tmp/inodes/%d' % _created, _file)
+    _created += 1
+    if _created % 10_000 == 0:
+        print('files so far: %d' % _created, flush=True)
+_report({'files': _created})
+''', problem=MEMORY_KILL, outcome=lambda report, mode: _inodes_bounded(report), outcome_in="report",
+         note="empty files cost kernel memory, not tmpfs blocks or address space: about 1 KB each"),
     Case("flood_stdout_and_stderr", r'''
 _total, _errors = {1: 0, 2: 0}, {}
 _block = b'y' * (1024 * 1024)
@@ -889,10 +896,12 @@ def _nothing_written(found: dict) -> None:
 
 
 def _inodes_bounded(report) -> None:
-    counts = [int(n) for t in report.tests for n in re.findall(r"files so far: (\d+)", t.output)]
-    killed = [t.id for t in report.tests if "memory limit of 256 MB" in t.output]
-    assert counts and max(counts) < 500_000, f"the sandbox held {max(counts)} files (about 1 KB of kernel memory each)"
-    assert killed, "no test met the sandbox's memory limit while files were piling up"
+    """The sandbox was killed for its memory (the problem says so) while the files piled up: after
+    its ballast was held, and before the 200,000 files it went for."""
+    counts = [int(n) for n in re.findall(r"files so far: (\d+)", report.stdout)]
+    assert "ballast: 150 MB of memory" in report.stdout, report.stdout[-2000:]
+    assert counts and max(counts) < 200_000, (
+        f"the sandbox held {max(counts, default=0)} files (about 1 KB of kernel memory each): {report.stdout[-2000:]}")
 
 # ---------------------------------------------------------------------------- CPU time that escapes the count
 #: The CPU battery's budget of CPU time per submission, its own (the red team's other batteries
