@@ -57,14 +57,14 @@ def test_a_bot_that_idles_in_every_move_is_stopped_by_the_wall_clock_budget(tmp_
     assert process.returncode == 0, out[-2000:] + err[-2000:]
 
 
-#: A bot that spends its time where the budget does not look: 4 s of CPU time while its file loads
+#: A bot that spends its time where the budget does not look: 1 s of CPU time while its file loads
 #: ("loading the bot is not counted"), then it ends its own process at its first move. The game is
 #: lost, the runner is not reusable, and the next game loads the bot again, for free.
 RELOADER = '''
 import os
 import time
 
-end = time.process_time() + 4
+end = time.process_time() + 1
 while time.process_time() < end:
     pass
 
@@ -75,12 +75,13 @@ def next_move(view):
 
 
 def test_a_bot_that_dies_after_loading_gets_no_free_cpu_time_for_each_game(tmp_path):
-    """Two beginner games and seven on the other boards, with 5 s of CPU time for all of the bot's
-    games (``bot_cpu_seconds``). Each game loads the bot afresh, 4 s of CPU time a time that no budget
-    counts: every one of the 9 games is played (and lost to the crash), about 36 s of CPU time in
-    all; with the default 114 games and the 30 s a load may take, about an hour. Once 5 s are spent,
-    the games left must be lost to the budget without a sandbox: at most two games can have been
-    loaded and lost to the bot's own exit."""
+    """Two beginner games and seven on the other boards, with 1.5 s of CPU time for all of the
+    bot's games (``bot_cpu_seconds``, scaled down with the bot's load, so that the test costs a few
+    seconds). Were the loads not counted, each game would load the bot afresh, 1 s of CPU time a
+    time that no budget counts: every one of the 9 games played (and lost to the crash); with the
+    default 114 games and the 30 s a load may take, about an hour. Once 1.5 s are spent, the games
+    left must be lost to the budget without a sandbox: at most two games can have been loaded and
+    lost to the bot's own exit."""
     import re
 
     from autograder.assignments import get_assignment
@@ -90,9 +91,10 @@ def test_a_bot_that_dies_after_loading_gets_no_free_cpu_time_for_each_game(tmp_p
     bot = tmp_path / "mallory.py"
     bot.write_text(RELOADER)
     report = grade_submission(get_assignment("bots"), read_submission("mallory", bot), seed=3,
-                              settings={"bot_games": 2, "bot_cpu_seconds": 5})
+                              settings={"bot_games": 2, "bot_cpu_seconds": 1.5})
     assert report.status == "graded", report.causes
     legality = report.tests[0].output
     found = re.search(r"lost to crash \((\d+)\)", legality)
     crashed = int(found.group(1)) if found else 0
-    assert crashed <= 2, f"{crashed} games each loaded the bot (4 s of CPU time apiece) under a 5 s budget: {legality}"
+    assert crashed <= 2, (
+        f"{crashed} games each loaded the bot (1 s of CPU time apiece) under a 1.5 s budget: {legality}")
