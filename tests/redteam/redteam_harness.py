@@ -47,22 +47,6 @@ _CLOCK = os.sysconf("SC_CLK_TCK")
 
 
 # ---------------------------------------------------------------------------- watching from outside
-def _proc_table() -> dict[int, tuple[int, str]]:
-    table = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                data = handle.read()
-        except OSError:
-            continue
-        head, _, tail = data.rpartition(b")")
-        comm = head.split(b"(", 1)[1].decode(errors="replace")
-        table[int(entry)] = (int(tail.split()[1]), comm)
-    return table
-
-
 class GraderWatch:
     """Peak memory and CPU seconds of the grader's processes below ``root`` (not its sandboxes:
     bubblewrap and everything under it are left out), sampled until :meth:`stop`.
@@ -91,18 +75,25 @@ class GraderWatch:
             return b""
 
     def _graders(self) -> list[int]:
-        table = _proc_table()
-        children: dict[int, list[int]] = {}
-        for pid, (ppid, _) in table.items():
-            children.setdefault(ppid, []).append(pid)
+        """The processes below ``root`` (bubblewrap and what is under it left out), found through
+        each one's ``/proc/PID/task/TID/children``: a few files a sample, however many processes
+        the machine runs (a scan of ``/proc`` read every process's ``stat`` at every sample)."""
         found, todo = [], [self.root]
         while todo:
             pid = todo.pop()
-            if pid in self.exclude or (pid in table and table[pid][1] == "bwrap"):
+            if pid in self.exclude:
+                continue
+            try:
+                if Path(f"/proc/{pid}/comm").read_bytes().rstrip(b"\n") == b"bwrap":
+                    continue
+                below = []
+                for task in os.listdir(f"/proc/{pid}/task"):  # a child belongs to the thread that made it
+                    below += Path(f"/proc/{pid}/task/{task}/children").read_bytes().split()
+            except OSError:  # it ended meanwhile
                 continue
             if pid != self.root or self.include_root:
                 found.append(pid)
-            todo.extend(children.get(pid, []))
+            todo.extend(int(child) for child in below)
         return found
 
     def _sample(self) -> None:
