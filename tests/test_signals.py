@@ -528,6 +528,11 @@ def test_nothing():
 '''
 
 
+#: The inner runs' plugins: this suite's conftest.py, and no hypothesis plugin (the inner tests use
+#: none, and importing it costs each pytest process a second of CPU).
+INNER_PLUGINS = ["-p", "conftest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest"]
+
+
 def _test_folder(tmp_path: Path, source: str) -> Path:
     """A folder of one test module, its own root (an empty pytest.ini), run with this suite's
     conftest.py loaded as a plugin (``-p conftest``): its fixtures and its SIGTERM handling."""
@@ -548,8 +553,8 @@ def test_pytest_stops_its_servers_and_browser_on_sigterm(tmp_path, start):
     """A pytest run on two workers, like `make test`, whose test holds the suite's JupyterLab (with
     a kernel) and Chromium: SIGTERM to pytest tears the fixtures down and nothing is left."""
     folder = _test_folder(tmp_path, BROWSER_TEST)
-    run = start([sys.executable, "-m", "pytest", "-p", "conftest", "-p", "no:cacheprovider", "-n", "2", "--dist",
-                 "loadgroup", f"--basetemp={tmp_path / 'basetemp'}", str(folder)],
+    run = start([sys.executable, "-m", "pytest", *INNER_PLUGINS, "-n", "2", "--dist", "loadgroup",
+                 f"--basetemp={tmp_path / 'basetemp'}", str(folder)],
                 cwd=folder, env=_pytest_env(tmp_path))
     wait_for(lambda: (tmp_path / "ready").exists() or run.process.poll() is not None, "the test holding the servers")
     assert run.process.poll() is None, run.text()[-3000:]
@@ -565,7 +570,7 @@ def test_make_test_stops_pytest_and_its_servers_on_sigterm(tmp_path, start):
     the line to a shell), lint skipped (MAKE=true): SIGTERM to make reaches pytest, whose fixture
     stops its server, and make exits with an error."""
     folder = _test_folder(tmp_path, SERVER_TEST)
-    arguments = f'-p conftest -p no:cacheprovider --basetemp={tmp_path / "basetemp"} -k "hold or nothing" {folder}'
+    arguments = f'{" ".join(INNER_PLUGINS)} --basetemp={tmp_path / "basetemp"} -k "hold or nothing" {folder}'
     run = start(["make", "--no-print-directory", "-o", ".venv/.installed-test", "test", "MAKE=true",
                  "PYTEST_JOBS=2", f"PYTEST_ARGS={arguments}"], env=_pytest_env(tmp_path))
     wait_for(lambda: (tmp_path / "ready").exists() or run.process.poll() is not None, "the test holding the server")

@@ -19,6 +19,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 TESTS = REPO / "tests"
 XDIST = ["-n", "2", "--dist", "loadgroup", "--no-loadscope-reorder"]
+#: For the lists below, which collect no hypothesis test: importing its plugin costs each pytest
+#: process a second of CPU.
+NO_HYPOTHESIS = ["-p", "no:hypothesispytest"]
 #: A list that failed at set-up before: files of tests/autograder on both sides of top-level ones.
 MIXED = ["tests/autograder/test_sandbox.py", "tests/test_signals.py", "tests/test_tournament.py",
          "tests/autograder/test_time_limits.py", "tests/autograder/test_channel.py"]
@@ -53,7 +56,7 @@ def test_every_fixture_is_found_whatever_the_order_of_the_files():
 
 @pytest.mark.parametrize("workers", [[], XDIST], ids=["one process", "two workers"])
 def test_a_list_that_lost_a_fixture_finds_it(workers):
-    done = pytest_run("--setup-plan", "-q", *workers, *MIXED)
+    done = pytest_run("--setup-plan", "-q", *NO_HYPOTHESIS, *workers, *MIXED)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "not found" not in done.stdout, done.stdout[-3000:]
 
@@ -61,7 +64,7 @@ def test_a_list_that_lost_a_fixture_finds_it(workers):
 def test_a_mixed_list_runs_and_passes_on_two_workers():
     """Really run: a test of tests/autograder that takes a fixture of its folder, after a
     top-level file and another file of that folder."""
-    done = pytest_run("-q", *XDIST, "tests/autograder/test_channel.py", "tests/test_names.py",
+    done = pytest_run("-q", *NO_HYPOTHESIS, *XDIST, "tests/autograder/test_channel.py", "tests/test_names.py",
                       "tests/autograder/test_time_limits.py::test_a_call_that_answers_at_once_reads_the_cpu_time_once")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert " passed" in done.stdout and "error" not in done.stdout.lower(), done.stdout[-3000:]
