@@ -19,10 +19,18 @@ BATTERIES = ("hypermines", "neighbors", "bots", "cpu")
 PEAK_MB, GRADER_CPU_SECONDS = 768, 120
 
 
+@pytest.fixture(scope="module")
+def marker_files(stage, all_runs) -> dict[str, list[str]]:
+    """One search of the machine for every marker of the session (each mode's and the planted
+    files'), once every battery has run: first needed above the control below, which plants files
+    of its own."""
+    markers = [*stage.markers.values(), stage.planted_marker]
+    return harness.files_named_any(markers, [stage.base, *(str(stage.home(mode)) for mode in MODES)])
+
+
 @pytest.mark.parametrize("mode", MODES)
-def test_no_file_named_after_the_marker_anywhere(stage, all_runs, mode):
-    marker = stage.markers[mode]
-    assert harness.files_named(marker, [stage.base, str(stage.home(mode))]) == []
+def test_no_file_named_after_the_marker_anywhere(stage, marker_files, mode):
+    assert marker_files[stage.markers[mode]] == []
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -33,8 +41,8 @@ def test_no_file_changed_to_hold_the_marker(stage, all_runs, mode):
     assert harness.tracked_files_holding(marker) == []
 
 
-def test_no_planted_file_was_imported(stage, all_runs):
-    assert harness.files_named(stage.planted_marker, [stage.base]) == []
+def test_no_planted_file_was_imported(stage, marker_files):
+    assert marker_files[stage.planted_marker] == []
 
 
 def test_no_listener_on_the_host_was_reached(stage, all_runs):
@@ -71,6 +79,12 @@ def test_the_marker_search_finds_a_file_and_a_changed_file(tmp_path):
     (tmp_path / "ordinary.txt").write_text(f"... {marker} ...")
     assert harness.files_named(marker, [tmp_path]) == [str(planted)]
     assert harness.files_holding(marker, [tmp_path]) == [str(tmp_path / "ordinary.txt")]
+    other = "rtmselfcheck" + secrets.token_hex(6)  # one search for several markers tells them apart
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / f"{other}-y").write_text("")
+    absent = "rtmselfcheck" + secrets.token_hex(6)
+    assert harness.files_named_any([marker, other, absent], [tmp_path]) == {
+        marker: [str(planted)], other: [str(tmp_path / "sub" / f"{other}-y")], absent: []}
 
 
 def test_the_listeners_record_a_contact(tmp_path):
