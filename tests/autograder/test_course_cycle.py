@@ -19,8 +19,10 @@ import pytest
 
 from autograder.assignments import get_assignment
 from autograder.course import CourseError, load_course
+from autograder.references import reference_submission
 from autograder.report import student_dir
 from autograder.students import discover
+from grader_testkit import course_file_without_own_tests
 
 AUTOGRADER = [sys.executable, "-m", "autograder"]
 KIT_IDS = ("make-board", "flood-fill", "hypermines")
@@ -28,6 +30,12 @@ KIT_IDS = ("make-board", "flood-fill", "hypermines")
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(AUTOGRADER + list(args), capture_output=True, text=True, cwd=cwd, timeout=900)
+
+
+def make_board_answer() -> str:
+    """make-board's model answer as one lab.py: the steps here are about the batch and the course's
+    settings, and it grades in a fraction of HyperMines' time."""
+    return reference_submission(get_assignment("make-board")).source
 
 
 def stamp(folder: Path, when: str) -> None:
@@ -123,25 +131,26 @@ def test_a_flat_folder_of_students_still_grades_and_never_takes_another_steps_no
     assert found["bo"].relative == "lab.py" and found["ada"].file is None
 
 
-def test_not_submitted_is_its_own_status_everywhere(tmp_path, reference_source):
+def test_not_submitted_is_its_own_status_everywhere(tmp_path):
     """A student who handed in nothing is neither graded nor a 0: status "not submitted" in
     results.json, the CSV and the terminal, with no score and no feedback about functions."""
     submitted = tmp_path / "submitted"
-    (submitted / "ada" / "hypermines").mkdir(parents=True)
-    (submitted / "ada" / "hypermines" / "lab.py").write_text(reference_source)
-    (submitted / "bo" / "make-board").mkdir(parents=True)
+    (submitted / "ada" / "make-board").mkdir(parents=True)
+    (submitted / "ada" / "make-board" / "lab.py").write_text(make_board_answer())
+    (submitted / "bo" / "hypermines").mkdir(parents=True)
     results, gradebook = tmp_path / "results", tmp_path / "grades.csv"
-    done = run("grade", "--assignment", "hypermines", str(submitted), "--results-dir", str(results),
-               "--csv", str(gradebook), "--no-progress", "--seed", "3")
+    settings = course_file_without_own_tests(tmp_path / "settings", "make-board")  # not the subject here
+    done = run("grade", "--assignment", "make-board", str(submitted), "--results-dir", str(results),
+               "--csv", str(gradebook), "--no-progress", "--seed", "3", "--course", str(settings))
     assert done.returncode == 0, done.stderr
-    assert "1 submission(s), mean score 20.00; 1 student(s) submitted nothing" in done.stdout
+    assert "1 submission(s), mean score 14.00; 1 student(s) submitted nothing" in done.stdout
     data = json.loads((student_dir(results, "bo") / "results.json").read_text())
     assert data["extra_data"]["status"] == "not submitted" and "score" not in data and data["tests"] == []
     feedback = (student_dir(results, "bo") / "feedback.txt").read_text()
-    assert "Not submitted" in feedback and "hypermines/" in feedback and "define" not in feedback
+    assert "Not submitted" in feedback and "make-board/" in feedback and "define" not in feedback
     rows = {row["student"]: row for row in csv.DictReader(gradebook.open())}
     assert rows["bo"]["status"] == "not submitted" and rows["bo"]["score"] == "" and rows["bo"]["percent"] == ""
-    assert rows["ada"]["file"] == "hypermines/lab.py" and rows["ada"]["score"] == "20"
+    assert rows["ada"]["file"] == "make-board/lab.py" and rows["ada"]["score"] == "14"
 
 
 # ---------------------------------------------------------------------- course settings as data
@@ -152,18 +161,19 @@ grace_minutes = 30
 penalty_per_day = 0.1
 max_days = 3
 
-[assignments.hypermines]
-name = "ps4-mines"
+[assignments.make-board]
+name = "ps2-boards"
 points = 25
 visibility = "after_due_date"
 """
 
 
-def test_course_settings_name_points_visibility_and_lateness(tmp_path, reference_source):
+def test_course_settings_name_points_visibility_and_lateness(tmp_path):
     """The course's folder name is read, the score is on its scale, every test has its visibility,
     and lateness (from timestamp.txt) costs what the late policy says: nothing inside the grace,
     10% of the points per started day, everything after three days."""
-    (tmp_path / "course.toml").write_text(COURSE)
+    (tmp_path / "course.toml").write_text(COURSE + "own_tests = false\n")  # the own tests are not the subject
+    source = make_board_answer()
     submitted = tmp_path / "submitted"
     times = {
         "ontime": "2026-11-20 11:59:00.000000",
@@ -172,14 +182,14 @@ def test_course_settings_name_points_visibility_and_lateness(tmp_path, reference
         "toolate": "2026-11-25 12:00:00.000000",
     }
     for student, when in times.items():
-        folder = submitted / student / "ps4-mines"
+        folder = submitted / student / "ps2-boards"
         folder.mkdir(parents=True)
-        (folder / "lab.py").write_text(reference_source)
+        (folder / "lab.py").write_text(source)
         stamp(folder, when)
-    (submitted / "wrongname" / "hypermines").mkdir(parents=True)  # the kit's id is not the course's name
-    (submitted / "wrongname" / "hypermines" / "lab.py").write_text(reference_source)
+    (submitted / "wrongname" / "make-board").mkdir(parents=True)  # the kit's id is not the course's name
+    (submitted / "wrongname" / "make-board" / "lab.py").write_text(source)
     results, gradebook = tmp_path / "results", tmp_path / "grades.csv"
-    done = run("grade", "--assignment", "hypermines", str(submitted), "--results-dir", str(results),
+    done = run("grade", "--assignment", "make-board", str(submitted), "--results-dir", str(results),
                "--csv", str(gradebook), "--no-progress", "-j", "2", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert f"course settings from {tmp_path / 'course.toml'}" in done.stderr
@@ -233,7 +243,7 @@ def test_autograder_check_validates_the_course_file(tmp_path):
     good.write_text(COURSE)
     done = run("check", "--course", str(good))
     assert done.returncode == 0, done.stderr
-    assert "course settings for hypermines: course_name = ps4-mines; points = 25" in done.stdout
+    assert "course settings for make-board: course_name = ps2-boards; points = 25" in done.stdout
     for text, words in [
         ('[assignments.hypermines]\npoints = "many"\n', "points must be a number above 0"),
         ("[assignments.hypermine]\n", "unknown assignment(s) 'hypermine'"),
@@ -267,7 +277,9 @@ def test_an_answer_written_in_an_added_cell_is_graded_and_the_feedback_says_wher
     folder.mkdir()
     nbformat.write(notebook, folder / "04-nd-dig.ipynb")
     results = tmp_path / "results"
-    done = run("grade", "--assignment", "hypermines", str(folder), "--results-dir", str(results), "--no-progress")
+    settings = course_file_without_own_tests(tmp_path / "settings", "hypermines")  # not the subject here
+    done = run("grade", "--assignment", "hypermines", str(folder), "--results-dir", str(results), "--no-progress",
+               "--course", str(settings))
     assert done.returncode == 0, done.stderr
     data = json.loads((student_dir(results, "ada") / "results.json").read_text())
     assert data["score"] == 20, data["output"]
@@ -277,16 +289,20 @@ def test_an_answer_written_in_an_added_cell_is_graded_and_the_feedback_says_wher
 
 
 # ---------------------------------------------------------------------- interrupts and resumes
-def test_ctrl_c_keeps_the_finished_results_and_a_resume_keeps_the_seed(tmp_path, reference_source):
+def test_ctrl_c_keeps_the_finished_results_and_a_resume_keeps_the_seed(tmp_path):
     """Ctrl+C during a batch: exit 130, no traceback, one line with the count and how to resume,
     the CSV of what is done; a resume uses the recorded seed, a different --seed is refused, and
     --force regrades everyone with the new one."""
-    for number in range(6):
+    source = make_board_answer()
+    # ten, though each grades in under a second: once two are graded, eight are left, seconds of
+    # work for the Ctrl+C to land in
+    for number in range(10):
         (tmp_path / "subs" / f"s{number}").mkdir(parents=True)
-        (tmp_path / "subs" / f"s{number}" / "lab.py").write_text(reference_source)
+        (tmp_path / "subs" / f"s{number}" / "lab.py").write_text(source)
+    settings = str(course_file_without_own_tests(tmp_path / "settings", "make-board"))  # not the subject here
     results, gradebook = tmp_path / "results", tmp_path / "grades.csv"
-    command = AUTOGRADER + ["grade", "--assignment", "hypermines", str(tmp_path / "subs"), "--results-dir",
-                            str(results), "--csv", str(gradebook), "-j", "1", "--no-progress"]
+    command = AUTOGRADER + ["grade", "--assignment", "make-board", str(tmp_path / "subs"), "--results-dir",
+                            str(results), "--csv", str(gradebook), "-j", "1", "--no-progress", "--course", settings]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                start_new_session=True)
     deadline = time.monotonic() + 600
@@ -300,22 +316,23 @@ def test_ctrl_c_keeps_the_finished_results_and_a_resume_keeps_the_seed(tmp_path,
     assert process.returncode == 130, stderr
     assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
     line = next(l for l in stderr.splitlines() if "stopped by SIGINT" in l)
-    seed = json.loads((results / ".batch.json").read_text())["hypermines"]["seed"]
-    assert f"resumes with seed {seed}" in line and "of 6 submission(s) graded" in line
+    seed = json.loads((results / ".batch.json").read_text())["make-board"]["seed"]
+    assert f"resumes with seed {seed}" in line and "of 10 submission(s) graded" in line
     rows = list(csv.DictReader(gradebook.open()))
     finished = {folder.parent.name for folder in results.glob("students/*/results.json")}
-    assert {row["student"] for row in rows} == finished and all(row["score"] == "20" for row in rows)
+    assert {row["student"] for row in rows} == finished and all(row["score"] == "14" for row in rows)
 
-    refused = run("grade", "--assignment", "hypermines", str(tmp_path / "subs"), "--results-dir", str(results),
-                  "--seed", str(seed + 1), "--no-progress")
+    refused = run("grade", "--assignment", "make-board", str(tmp_path / "subs"), "--results-dir", str(results),
+                  "--seed", str(seed + 1), "--no-progress", "--course", settings)
     assert refused.returncode == 2 and f"graded with seed {seed}" in refused.stderr and "--force" in refused.stderr
-    resumed = run("grade", "--assignment", "hypermines", str(tmp_path / "subs"), "--results-dir", str(results),
-                  "--csv", str(gradebook), "--no-progress", "-j", "2")
+    resumed = run("grade", "--assignment", "make-board", str(tmp_path / "subs"), "--results-dir", str(results),
+                  "--csv", str(gradebook), "--no-progress", "-j", "2", "--course", settings)
     assert resumed.returncode == 0, resumed.stderr
-    assert f"seed {seed}; graded {6 - len(finished)}, kept {len(finished)}" in resumed.stdout
+    assert f"seed {seed}; graded {10 - len(finished)}, kept {len(finished)}" in resumed.stdout
     assert {row["seed"] for row in csv.DictReader(gradebook.open())} == {str(seed)}
-    forced = run("grade", "--assignment", "hypermines", str(tmp_path / "subs"), "--results-dir", str(results),
-                 "--csv", str(gradebook), "--seed", str(seed + 1), "--force", "--no-progress", "-j", "2")
+    forced = run("grade", "--assignment", "make-board", str(tmp_path / "subs"), "--results-dir", str(results),
+                 "--csv", str(gradebook), "--seed", str(seed + 1), "--force", "--no-progress", "-j", "2",
+                 "--course", settings)
     assert forced.returncode == 0, forced.stderr
     assert {row["seed"] for row in csv.DictReader(gradebook.open())} == {str(seed + 1)}
 
