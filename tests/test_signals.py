@@ -550,10 +550,11 @@ def _pytest_env(tmp_path: Path) -> dict[str, str]:
 
 
 def test_pytest_stops_its_servers_and_browser_on_sigterm(tmp_path, start):
-    """A pytest run on two workers, like `make test`, whose test holds the suite's JupyterLab (with
-    a kernel) and Chromium: SIGTERM to pytest tears the fixtures down and nothing is left."""
+    """A pytest run on a pytest-xdist worker, as in `make test`, whose test holds the suite's JupyterLab
+    (with a kernel) and Chromium: SIGTERM to pytest tears the fixtures down and nothing is left (the
+    make run below has two workers)."""
     folder = _test_folder(tmp_path, BROWSER_TEST)
-    run = start([sys.executable, "-m", "pytest", *INNER_PLUGINS, "-n", "2", "--dist", "loadgroup",
+    run = start([sys.executable, "-m", "pytest", *INNER_PLUGINS, "-n", "1", "--dist", "loadgroup",
                  f"--basetemp={tmp_path / 'basetemp'}", str(folder)],
                 cwd=folder, env=_pytest_env(tmp_path))
     wait_for(lambda: (tmp_path / "ready").exists() or run.process.poll() is not None, "the test holding the servers")
