@@ -9,7 +9,8 @@ virtual environment alone is shown again, for the installed packages), so a path
 of the clone, relative (to a sibling folder) or absolute (this checkout), finds nothing. There the
 clone's own code runs: the conformance tests on the original data, ``autograder check`` on every
 assignment (on a course's scale where the step's own tests are worth points), and ``autograder
-grade`` of a correct and a wrong file per assignment.
+grade`` of a wrong file per assignment, whose full marks are what the check proved the reference
+scores.
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ from autograder.report import student_dir
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "notebooks"))
 
+from autograder.assignments import get_assignment  # noqa: E402
 from autograder.instructor.chaffs import mutate, reference_source  # noqa: E402
+from autograder.references import model_answer, reference_submission  # noqa: E402
 from grader_testkit import course_file_without_own_tests  # noqa: E402
 from minesweeper_kit.own_tests_requirements import REQUIREMENTS  # noqa: E402
 from notebook_tools import GRADED, nbgrader_meta  # noqa: E402
@@ -43,7 +46,8 @@ ASSIGNMENTS = ("neighbors", "make-board", "flood-fill", "hypermines", "bots")
 OUTSIDE = re.compile(r"\.\./shared|seed-originals|parents\[\d\]\.parent")
 #: The course the check runs on for a step that asks for tests of the students' own: they are worth
 #: points, so the model answer's own tests must be valid and catch every planted bug of the step.
-COURSE = "[assignments.{step}]\npoints = 25\nown_tests_points = 5\n"
+POINTS, OWN_TESTS_POINTS = 25, 5
+COURSE = f"[assignments.{{step}}]\npoints = {POINTS}\nown_tests_points = {OWN_TESTS_POINTS}\n"
 
 
 def _mutants(assignment: str) -> list:
@@ -114,6 +118,25 @@ def run_in_clone(clone: Path, *args: str, timeout: float = 900) -> subprocess.Co
         os.rmdir(stage)
 
 
+@pytest.fixture(scope="module")
+def checked(clone, tmp_path_factory):
+    """``autograder check`` in the clone, run once per assignment by the first test that asks: on
+    :data:`COURSE` for a step that asks for tests of the students' own, else on the kit's defaults."""
+    folder = tmp_path_factory.mktemp("courses")
+    done: dict[str, subprocess.CompletedProcess] = {}
+
+    def check(assignment: str) -> subprocess.CompletedProcess:
+        if assignment not in done:
+            course = []
+            if assignment in REQUIREMENTS:
+                (folder / f"{assignment}.toml").write_text(COURSE.format(step=assignment))
+                course = ["--course", str(folder / f"{assignment}.toml")]
+            done[assignment] = run_in_clone(clone, "-m", "autograder", "check", "--assignment", assignment, *course)
+        return done[assignment]
+
+    return check
+
+
 def test_no_file_of_the_project_names_a_place_outside_it(clone):
     files = subprocess.run(["git", "ls-files", "-z"], cwd=clone, capture_output=True, check=True).stdout
     found = []
@@ -148,7 +171,7 @@ def test_the_conformance_tests_pass_in_the_clone(clone):
 
 
 @pytest.mark.parametrize("name", sorted(GRADED))
-def test_autograder_check_passes_in_the_clone(clone, name, tmp_path):
+def test_autograder_check_passes_in_the_clone(checked, clone, name):
     """`autograder check`: the notebook's solutions score full marks, its starter version 0, and
     neither its release version nor the feedback shows a hidden test or a solution. (The only run
     of the check on every assignment: through the command line, as an instructor runs it.) A step
@@ -157,15 +180,11 @@ def test_autograder_check_passes_in_the_clone(clone, name, tmp_path):
     is graded out of 30: the notebook's own tests must be valid and catch every planted bug of the
     step. The bots step, which asks for none, is checked on the kit's defaults."""
     assignment = GRADED[name]
-    course = []
-    if assignment in REQUIREMENTS:
-        (tmp_path / "course.toml").write_text(COURSE.format(step=assignment))
-        course = ["--course", str(tmp_path / "course.toml")]
-    done = run_in_clone(clone, "-m", "autograder", "check", "--assignment", assignment, *course)
+    done = checked(assignment)
     assert done.returncode == 0, f"autograder check {assignment} failed:\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}"
-    if course:
+    if assignment in REQUIREMENTS:
         assert f"[ok] course settings for {assignment}: points = 25; own_tests_points = 5" in done.stdout, done.stdout
-        points = 30
+        points = POINTS + OWN_TESTS_POINTS
     else:
         notebook = nbformat.read(clone / "notebooks" / name, as_version=4)
         points = sum(nbgrader_meta(c).get("points", 0) for c in notebook.cells
@@ -179,30 +198,51 @@ def test_autograder_check_passes_in_the_clone(clone, name, tmp_path):
     assert "[fail" not in done.stdout.lower() and "FAILED" not in done.stdout, done.stdout
 
 
+def proven_full_marks(assignment: str, output: str) -> float:
+    """What the clone's check proved the assignment's reference source (``reference_source``)
+    scores on the hidden tests alone, on the scale a wrong file is graded on below. A step whose
+    reference is a file of its own: the check grades that file on the hidden tests. Any other: the
+    check's model answer is that source with the notebook's own tests beside it, at full marks with
+    them, so the hidden tests' part is the total less the own tests' points. (The score is what
+    counts here, whether or not that check also passed on time: its own test says that.)"""
+    graded = get_assignment(assignment)
+    if graded.reference_file:
+        assert reference_submission(graded).source == reference_source(assignment)
+        found = re.search(rf"^\[\w+\] the instructor's reference file {re.escape(graded.reference_file)} scores full "
+                          r"marks on the hidden tests: ([\d.]+)/\1 in ", output, re.M)
+        own = 0
+    else:
+        assert model_answer(graded).source == reference_source(assignment)
+        found = re.search(r"^\[\w+\] reference scores full marks well inside the limit: ([\d.]+)/\1 in ", output, re.M)
+        own = OWN_TESTS_POINTS if assignment in REQUIREMENTS else 0
+    assert found, f"the check did not prove the reference of {assignment} scores full marks:\n{output[-3000:]}"
+    return float(found.group(1)) - own
+
+
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_a_correct_and_a_wrong_file_are_graded_in_the_clone(clone, assignment, tmp_path):
-    """A correct file scores full marks and a file with one plausible bug (the first of the
-    assignment's mutants) loses points, graded by the clone's own grader and data. Their own tests
-    are left out (grader_testkit.NO_OWN_TESTS): the check above grades the model answer's in the
-    clone, with every wheat and chaff."""
+def test_a_wrong_file_is_graded_in_the_clone(checked, clone, assignment, tmp_path):
+    """A file with one plausible bug (the first of the assignment's mutants) loses points, graded
+    by the clone's own grader and data, out of the full marks the clone's check proved the same
+    reference source earns (proven_full_marks): the check grades the reference itself. The wrong
+    file is graded on the check's course with its own tests left out (grader_testkit.NO_OWN_TESTS):
+    the check grades the model answer's in the clone, with every wheat and chaff."""
+    full = proven_full_marks(assignment, checked(assignment).stdout)
     mutant = _mutants(assignment)[0]
-    reference = reference_source(assignment)
     submitted = tmp_path / "submitted"
     submitted.mkdir()
-    (submitted / "correct.py").write_text(reference)
-    (submitted / "wrong.py").write_text(mutate(reference, mutant))
+    (submitted / "wrong.py").write_text(mutate(reference_source(assignment), mutant))
     results = tmp_path / "results"
     extra = ["--bot-games", "30"] if assignment == "bots" else []
-    extra += ["--course", str(course_file_without_own_tests(tmp_path / "settings", assignment))]
-    done = run_in_clone(clone, "-m", "autograder", "grade", "--assignment", assignment, "--seed", "5", "-j", "2",
-                        "--no-progress", "--results-dir", str(results), *extra,
-                        str(submitted / "correct.py"), str(submitted / "wrong.py"))
+    if assignment in REQUIREMENTS:
+        (tmp_path / "course.toml").write_text(COURSE.format(step=assignment) + "own_tests = false\n")
+        extra += ["--course", str(tmp_path / "course.toml")]
+    else:
+        extra += ["--course", str(course_file_without_own_tests(tmp_path / "settings", assignment))]
+    done = run_in_clone(clone, "-m", "autograder", "grade", "--assignment", assignment, "--seed", "5", "-j", "1",
+                        "--no-progress", "--results-dir", str(results), *extra, str(submitted / "wrong.py"))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    correct = json.loads((student_dir(results, "correct") / "results.json").read_text())
     wrong = json.loads((student_dir(results, "wrong") / "results.json").read_text())
-    full = sum(t["max_score"] for t in correct["tests"])
-    assert correct["score"] == full > 0, correct
-    assert all(t["status"] == "passed" for t in correct["tests"]), correct
-    assert sum(t["max_score"] for t in wrong["tests"]) == full, wrong
+    assert full > 0
+    assert round(sum(t["max_score"] for t in wrong["tests"]), 4) == full, wrong  # shares of 4 places (scale.py)
     assert wrong["score"] < full, f"{mutant.bug}: yet full marks in the clone"
     assert any(t["status"] == "failed" for t in wrong["tests"]), wrong
