@@ -60,13 +60,18 @@ HOSTILE = {
 }
 
 
+#: The move time limit of a bot that hangs: it burns all of it, so it is short. Every other call
+#: these bots make answers in a few milliseconds.
+HANG_TIMEOUT = 0.25
+
+
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_hostile_bot_loses_every_game_with_a_clear_reason(tmp_path, name):
     reason, source = HOSTILE[name]
     path = tmp_path / f"{name}.py"
     path.write_text(textwrap.dedent(source))
-    result = play_games(path, Rules.preset("beginner"), 2, seed=4, sandboxed=True, move_timeout=1.0,
-                        progress=False)
+    result = play_games(path, Rules.preset("beginner"), 2, seed=4, sandboxed=True,
+                        move_timeout=HANG_TIMEOUT if reason == "timeout" else 1.0, progress=False)
     assert result.games == 2 and result.wins == 0
     assert [r.reason for r in result.records] == [reason, reason], [r.detail for r in result.records]
     assert all(r.detail for r in result.records)
@@ -145,8 +150,8 @@ def test_a_raising_bot_keeps_its_child_and_a_hung_or_dead_one_gets_a_fresh_one(t
                 {second_call}
             raise RuntimeError(f"call {{calls}} in this child")
     """))
-    result = play_games(path, Rules.preset("beginner"), 5, seed=4, sandboxed=True, move_timeout=1.0,
-                        progress=False)
+    result = play_games(path, Rules.preset("beginner"), 5, seed=4, sandboxed=True,
+                        move_timeout=HANG_TIMEOUT if lost_to == "timeout" else 1.0, progress=False)
     assert [r.reason for r in result.records] == ["crash", lost_to, "crash", lost_to, "crash"]
     counted = [r.detail for r in result.records if "in this child" in r.detail]
     assert [("call 1" in d, "call 3" in d) for d in counted] == [(True, False)] * 3, counted
