@@ -332,6 +332,8 @@ def _grade(args: argparse.Namespace) -> int:
 
     if args.jobs < 1:
         raise ValueError(f"-j must be at least 1, got {args.jobs}")
+    if args.tournament and get_assignment(args.assignment).id != "bots":  # refused before anything is graded
+        raise ValueError("--tournament is for the bots assignment")
     course = _course(args)
     if args.wall_limit is not None:
         course = course.with_setting(args.assignment, "wall_limit", args.wall_limit)
@@ -438,9 +440,7 @@ def _class_tournament(args: argparse.Namespace, seed: int) -> None:
     from .students import discover
     from .submission import read_submission
 
-    assignment = get_assignment(args.assignment)
-    if assignment.id != "bots":
-        raise ValueError("--tournament is for the bots assignment")
+    assignment = get_assignment(args.assignment)  # the bots assignment: _grade refuses any other
     folder = Path(args.tournament) / "bots"
     folder.mkdir(parents=True, exist_ok=True)
     files = []
