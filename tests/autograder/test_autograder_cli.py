@@ -45,9 +45,10 @@ def test_unknown_assignment_is_refused():
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory, reference_source):
+def class_folder(tmp_path_factory, reference_source):
     """An nbgrader submitted/ folder, submitted/<student>/hypermines/: a notebook, a lab.py, a broken
-    file, and a student who handed in only another assignment."""
+    file, and a student who handed in only another assignment. (Not named ``course``: that is the
+    session's nbgrader course, whose users tests/conftest.py groups and marks nbgrader.)"""
     root = tmp_path_factory.mktemp("course")
     submitted = root / "submitted"
     for student in ("alice", "bob", "carol"):
@@ -62,7 +63,9 @@ def course(tmp_path_factory, reference_source):
     return root
 
 
-def test_grade_a_course_folder(course):
+@pytest.mark.slow
+def test_grade_a_course_folder(class_folder):
+    course = class_folder
     results, gradebook = course / "results", course / "grades.csv"
     result = run("grade", "--assignment", "hypermines", str(course / "submitted"), "--results-dir", str(results),
                  "--csv", str(gradebook), "-j", "2", "--seed", "11")

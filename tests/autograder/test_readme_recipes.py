@@ -58,8 +58,10 @@ def python_recipes() -> list[str]:
 
 
 @pytest.fixture
-def course(tmp_path, reference_source) -> Path:
-    """A course folder: ada handed in ps4-mines/lab.py (the reference), bo only hypermines/lab.py."""
+def recipe_course(tmp_path, reference_source) -> Path:
+    """A course folder: ada handed in ps4-mines/lab.py (the reference), bo only hypermines/lab.py.
+    (Not named ``course``: that is the session's nbgrader course, whose users tests/conftest.py
+    groups and marks nbgrader.)"""
     (tmp_path / "course.toml").write_text(COURSE)
     for student, folder in (("ada", "ps4-mines"), ("bo", "hypermines")):
         (tmp_path / "submitted" / student / folder).mkdir(parents=True)
@@ -124,7 +126,8 @@ DASK_CLI = "autograder grade --assignment hypermines submitted/ --results-dir re
 
 @pytest.mark.slow
 @pytest.mark.parametrize("command", LOCAL)
-def test_each_command_line_recipe_reads_the_course_file(course, command):
+def test_each_command_line_recipe_reads_the_course_file(recipe_course, command):
+    course = recipe_course
     assert command in shell_recipes(), "the README no longer has this recipe"
     done = run(command, course)
     assert f"course settings from {course / 'course.toml'}" in done.stderr, done.stderr[-2000:]
@@ -132,9 +135,10 @@ def test_each_command_line_recipe_reads_the_course_file(course, command):
 
 
 @pytest.mark.slow
-def test_the_dask_recipe_on_one_machine_reads_the_course_file(course, tmp_path):
+def test_the_dask_recipe_on_one_machine_reads_the_course_file(recipe_course, tmp_path):
     """The README's block as typed, in order: a scheduler and a worker in the background, `autograder
     doctor --dask`, then the grade (on a free port rather than 8786, which another run may hold)."""
+    course = recipe_course
     block = next(body for language, body in blocks(README.read_text()) if language == "sh" and DASK_CLI in body)
     started: list[subprocess.Popen] = []
     try:
@@ -177,8 +181,9 @@ def test_the_dask_recipe_on_one_machine_reads_the_course_file(course, tmp_path):
 
 
 @pytest.mark.slow
-def test_the_python_recipe_reads_the_course_file(course):
+def test_the_python_recipe_reads_the_course_file(recipe_course):
     """The Python block saved as a script in the course folder and run, as the README says."""
+    course = recipe_course
     (recipe,) = python_recipes()
     (course / "grade.py").write_text(recipe)
     done = subprocess.run([sys.executable, "grade.py"], cwd=course, env=environment(), capture_output=True,
