@@ -1,9 +1,12 @@
 """The student workspace `make lab` opens (`mines lab`): built once with nbgrader, never overwriting a
 student's work, holding no solution and nothing of the instructor's folder, with JupyterLab's root
-there; and nbgrader's Validate on its notebooks agrees with the visible tests.
+there; and nbgrader's Validate on its notebooks agrees with the visible tests, and with the grader
+on time, without warnings a student can do nothing about.
 
 The workspace is built the way `make lab` builds it: `mines lab` runs in a subprocess with a
-workspace folder of the test's own, and the JupyterLab it starts is asked what it serves.
+workspace folder of the test's own, and the JupyterLab it starts is asked what it serves. Validate
+runs as a student runs it: `nbgrader validate` in a folder holding the workspace's notebooks and its
+nbgrader_config.py.
 """
 import json
 import os
@@ -13,11 +16,13 @@ import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import NamedTuple
 
 import nbformat
 import pytest
 
 from autograder.report import student_dir
+from minesweeper_kit import workspace as ws
 from minesweeper_kit.workspace import build_workspace
 from grader_testkit import course_file_without_own_tests
 from notebook_tools import ASSIGNMENTS, GRADED, NOTEBOOKS, REPO, Lab, is_visible_test, nbgrader_meta
@@ -26,6 +31,8 @@ pytestmark = pytest.mark.nbgrader
 
 SOLUTION_REGION = re.compile(r"^[ \t]*### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION[ \t]*\n?", re.S | re.M)
 STEPS = sorted(ASSIGNMENTS)
+#: What Validate and JupyterLab must not print: news a student can do nothing about.
+WARNINGS = ("without encryption", "No nbgrader_config.py")
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +60,7 @@ def workspace(tmp_path_factory):
 
 def test_make_lab_serves_only_the_student_versions(workspace):
     folder = workspace["folder"]
-    held = sorted(STEPS + ["nbgrader_config.py"])  # with Validate's settings (test_workspace_settings.py)
+    held = sorted(STEPS + ["nbgrader_config.py"])  # with Validate's settings
     assert sorted(p.name for p in folder.iterdir()) == held, "the workspace holds something else"
     assert workspace["served"] == held, workspace["served"]
     for path, status in workspace["outside"]:
@@ -182,48 +189,91 @@ def solved(student, source):
 VALIDATING = re.compile(r"^\[ValidateApp \| INFO\] Validating '(.+?)'[ \t]*$", re.M)
 
 
-def validate_each(folder) -> dict[str, str]:
+class Validated(NamedTuple):
+    """One `nbgrader validate` run on the notebooks of a folder."""
+
+    folder: Path
+    printed: dict[str, str]  #: what it printed for each notebook, by file name
+    output: str  #: all it printed
+
+
+def validate_each(folder) -> Validated:
     """`nbgrader validate` on every notebook of ``folder`` in one nbgrader process (each start costs
-    seconds): what it printed for each notebook, by file name. nbgrader logs the path before it
-    validates each one, so its output is cut at those lines (unbuffered, so the log and the
-    results keep their order)."""
+    seconds), run there as a student runs it. nbgrader logs the path before it validates each one,
+    so its output is cut at those lines (unbuffered, so the log and the results keep their order)."""
     names = sorted(p.name for p in folder.glob("*.ipynb"))
     done = subprocess.run([sys.executable, "-u", "-m", "nbgrader", "validate", *names], cwd=folder,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1800)
     parts = VALIDATING.split(done.stdout)
     printed = {Path(path).name: text for path, text in zip(parts[1::2], parts[2::2])}
     assert sorted(printed) == names, f"nbgrader validated {sorted(printed)} of {names}:\n{done.stdout[-3000:]}"
-    return printed
+    return Validated(folder, printed, done.stdout)
+
+
+# The bot of the reference solution, made to sleep 20 ms on each move until it has spent 45 s of the
+# clock in all, then as fast as the reference: the first visible test's 100 beginner games take those
+# 45 s, half as much again as nbgrader's default of 30 s for a cell, so that cell runs past the
+# default. nbgrader's limit for a cell is of the clock, which a sleep runs past as surely as work;
+# the notebook's own visible test measures the bot's CPU time against its 240 s budget, and a sleep
+# spends none of it, so the case costs the machine next to nothing. It records the clock time it
+# spent in a file. The solved 05-bots that Validate runs below is this bot.
+SLOW_BOT = """
+
+import json as _json
+import time as _time
+
+_fast_move = next_move
+_spent = {"moves": 0, "wall": 0.0}
+
+
+def next_move(view):
+    if _spent["wall"] >= 45:
+        return _fast_move(view)
+    start = _time.monotonic()
+    _time.sleep(0.020)
+    move = _fast_move(view)
+    _spent["moves"] += 1
+    _spent["wall"] += _time.monotonic() - start
+    with open("bot-time.json", "w") as out:
+        _json.dump(_spent, out)
+    return move
+"""
 
 
 @pytest.fixture(scope="module")
-def validated_solved(workspace, tmp_path_factory) -> dict[str, str]:
-    """Validate's output on each workspace notebook with every solution cell written in."""
+def validated_solved(workspace, tmp_path_factory) -> Validated:
+    """Validate on each workspace notebook with every solution cell written in (05-bots's bot made
+    slow: SLOW_BOT), beside the workspace's nbgrader_config.py."""
     folder = tmp_path_factory.mktemp("solved")
+    (folder / ws.CONFIG_NAME).write_bytes((workspace["folder"] / ws.CONFIG_NAME).read_bytes())
     for name in sorted(GRADED):
         student = nbformat.read(workspace["folder"] / name, as_version=4)
-        nbformat.write(solved(student, nbformat.read(NOTEBOOKS / name, as_version=4)), folder / name)
+        notebook = solved(student, nbformat.read(NOTEBOOKS / name, as_version=4))
+        if name == "05-bots.ipynb":
+            next(c for c in notebook.cells if nbgrader_meta(c).get("solution")).source += SLOW_BOT
+        nbformat.write(notebook, folder / name)
     return validate_each(folder)
 
 
 @pytest.fixture(scope="module")
-def validated_unsolved(workspace, tmp_path_factory) -> tuple[Path, dict[str, str]]:
-    """Validate's output on each workspace notebook as the student first gets it."""
+def validated_unsolved(workspace, tmp_path_factory) -> Validated:
+    """Validate on each workspace notebook as the student first gets it, beside the workspace's
+    nbgrader_config.py."""
     folder = tmp_path_factory.mktemp("unsolved")
-    for name in sorted(GRADED):
+    for name in [*sorted(GRADED), ws.CONFIG_NAME]:
         (folder / name).write_bytes((workspace["folder"] / name).read_bytes())
-    return folder, validate_each(folder)
+    return validate_each(folder)
 
 
 @pytest.mark.parametrize("name", sorted(GRADED))
 def test_validate_passes_a_solved_workspace_notebook(validated_solved, name):
-    out = validated_solved[name]
+    out = validated_solved.printed[name]
     assert "Success! Your notebook passes all the tests." in out, out[-3000:]
 
 
 @pytest.mark.parametrize("name", sorted(GRADED))
 def test_validate_fails_the_student_version_with_the_visible_tests(validated_unsolved, name):
-    folder, printed = validated_unsolved
+    folder, printed = validated_unsolved.folder, validated_unsolved.printed
     out = printed[name]
     assert "VALIDATION FAILED" in out, out[-3000:]
     graded = sum(1 for c in nbformat.read(folder / name, as_version=4).cells if is_visible_test(c))
@@ -231,6 +281,25 @@ def test_validate_fails_the_student_version_with_the_visible_tests(validated_uns
     assert failed == graded, f"{name}: {failed} cells failed, the notebook has {graded} visible tests"
     assert "NotImplementedError" in out
     assert any('Visible test "' in line for line in out.splitlines()), "the failing test cells are not shown"
+
+
+def test_validate_prints_no_warning(validated_unsolved):
+    out = validated_unsolved.printed["01-neighbors.ipynb"]
+    assert "VALIDATION FAILED" in out and "NotImplementedError" in out, out[-3000:]
+    for warning in WARNINGS:
+        assert warning not in validated_unsolved.output, validated_unsolved.output[-3000:]
+
+
+@pytest.mark.slow
+def test_validate_passes_a_bot_within_the_budget(validated_solved):
+    """The issue's case: with nbgrader's default limit, five cells failed and Validate said the bot
+    would not get full credit, while the grader gave it 10/10."""
+    out = validated_solved.printed["05-bots.ipynb"]
+    assert "Success! Your notebook passes all the tests." in out, out[-4000:]
+    for warning in WARNINGS:
+        assert warning not in validated_solved.output, validated_solved.output[-3000:]
+    spent = json.loads((validated_solved.folder / "bot-time.json").read_text())
+    assert spent["wall"] >= 0.020 * spent["moves"] and spent["wall"] >= 45, spent
 
 
 # Two natural misreadings of step 3's rules: mines left counted from the cells showing MINE_GUESS
@@ -265,7 +334,7 @@ def test_validate_and_the_grade_agree_on_a_misread_rule(workspace, tmp_path, mis
     folder.mkdir()
     nbformat.write(student, folder / name)
 
-    printed = validate_each(folder)[name]
+    printed = validate_each(folder).printed[name]
     assert "VALIDATION FAILED ON 1 CELL(S)" in printed, printed[-3000:]
     assert message in printed and "expected:" in printed and "got:" in printed
 
