@@ -291,13 +291,28 @@ def _kernel_idle_on_server(page, notebook: Notebook) -> bool:
     return isinstance(states, list) and bool(states) and all(state == "idle" for state in states)
 
 
+# The notebook on show has its cells and a kernel ready to run them: the panel names the kernel (its
+# session has started) and shows it idle. The indicator alone reads "idle" before the session
+# exists, and a key press or a Run All given then is lost; the retries of Notebook._execute and
+# run_all_cells stay for a kernel that settles late all the same. JupyterLab and Notebook 7 both
+# show the name (.jp-KernelName) and the indicator ([data-status]) in the notebook's toolbar.
+KERNEL_READY = """() => {
+  const panel = document.querySelector('.jp-NotebookPanel');
+  const name = panel && panel.querySelector('.jp-KernelName');
+  const status = panel && panel.querySelector('[data-status]');
+  return !!panel && !!panel.querySelector('.jp-Cell') && !!name && !!status
+    && !['', 'No Kernel'].includes(name.textContent.trim()) && status.dataset.status === 'idle'; }"""
+
+
+def wait_for_kernel(page, timeout: float = 90_000) -> None:
+    """Wait until the notebook on show is ready to run a cell (KERNEL_READY), asking every 100 ms."""
+    page.wait_for_function(KERNEL_READY, polling=100, timeout=timeout)
+
+
 def open_notebook(page, lab: Lab, name: str, cells: list[str]) -> Notebook:
     url = lab.write_notebook(name, cells)
     page.goto(url)
-    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
-    # wait for the kernel to be idle before running anything
-    page.wait_for_selector(".jp-NotebookPanel [data-status='idle']", state="attached",
-                           timeout=90_000)
+    wait_for_kernel(page)
     return Notebook(page, Path(name).stem)
 
 

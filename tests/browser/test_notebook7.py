@@ -23,7 +23,7 @@ from jupyter_port import bound_port, free_port
 from minesweeper_kit.shutdown import dies_with_this_process
 from minesweeper_kit.widgets.web import token_environment
 
-from .support import Notebook, act, board_locator
+from .support import Notebook, act, board_locator, wait_for_kernel
 
 pytestmark = pytest.mark.browser
 
@@ -100,8 +100,7 @@ def test_boards_play_in_notebook_7(page, notebook7):
     nb.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
     nbformat.write(nb, notebook7.root / name)
     page.goto(f"{notebook7.url}/notebooks/{name}?token={notebook7.token}")
-    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
-    page.wait_for_selector("[data-status='idle']", state="attached", timeout=90_000)
+    wait_for_kernel(page)  # Notebook 7 shows the kernel's name and state as JupyterLab does
     assert page.locator("#main-panel, .jp-LabShell").count() > 0
     assert "/notebooks/" in page.url  # Notebook 7's own page, not JupyterLab's /lab
     notebook = Notebook(page, "notebook7")

@@ -14,7 +14,7 @@ import pytest
 
 from minesweeper_kit.release import release
 
-from .support import Notebook, run_all_cells
+from .support import Notebook, run_all_cells, wait_for_kernel
 
 pytestmark = pytest.mark.browser
 
@@ -95,8 +95,7 @@ def test_run_all_with_a_bug_reaches_every_tool(released, lab, page, case):
     assert set(tools) <= set(index)
 
     page.goto(f"{lab.url}/lab/tree/{written}?reset&token={lab.token}")
-    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
-    page.wait_for_selector(".jp-NotebookPanel [data-status='idle']", state="attached", timeout=90_000)
+    wait_for_kernel(page)
     notebook = Notebook(page, f"failing-{case}")
 
     prompts = run_all_cells(page, notebook, timeout=600)

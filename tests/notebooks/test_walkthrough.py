@@ -12,7 +12,7 @@ import time
 import nbformat
 import pytest
 
-from browser.support import Notebook, act, answer_kernel_dialog, version  # the session fixtures are in tests/conftest.py
+from browser.support import Notebook, act, answer_kernel_dialog, version, wait_for_kernel  # the session fixtures are in tests/conftest.py
 
 from notebook_tools import ASSIGNMENTS, NOTEBOOKS, nbgrader_meta
 
@@ -125,8 +125,7 @@ def test_student_walks_through_the_step(release_folder, lab, page, name):
     assert set(typed) <= set(index), "an exercise cell of the source is missing from the student version"
 
     page.goto(f"{lab.url}/lab/tree/{name}?reset&token={lab.token}")
-    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
-    page.wait_for_selector(".jp-NotebookPanel [data-status='idle']", state="attached", timeout=90_000)
+    wait_for_kernel(page)
     notebook = Notebook(page, f"walkthrough-{name.removesuffix('.ipynb')}")
     notebook.shot("opened")
 
