@@ -1,16 +1,20 @@
 """The student workspace `make lab` opens (`mines lab`): built once with nbgrader, never overwriting a
 student's work, holding no solution and nothing of the instructor's folder, with JupyterLab's root
-there; and nbgrader's Validate on its notebooks agrees with the visible tests, and with the grader
-on time, without warnings a student can do nothing about.
+there, and the kit's nbgrader settings beside the notebooks; and nbgrader's Validate on its
+notebooks agrees with the visible tests, and with the grader on time, and neither Validate nor
+JupyterLab prints warnings or news a student can do nothing about.
 
 The workspace is built the way `make lab` builds it: `mines lab` runs in a subprocess with a
-workspace folder of the test's own, and the JupyterLab it starts is asked what it serves. Validate
-runs as a student runs it: `nbgrader validate` in a folder holding the workspace's notebooks and its
-nbgrader_config.py.
+workspace folder of the test's own, and the JupyterLab it starts is asked, while it runs, what it
+serves, what its news setting is, what the Validate button answers and what a kernel prints.
+Validate runs as a student runs it: `nbgrader validate` in a folder holding the workspace's
+notebooks and its nbgrader_config.py.
 """
+import asyncio
 import json
 import os
 import re
+import secrets
 import subprocess
 import sys
 import urllib.error
@@ -24,6 +28,7 @@ import pytest
 from autograder.report import student_dir
 from minesweeper_kit import workspace as ws
 from minesweeper_kit.workspace import build_workspace
+from browser.support import run_coroutine
 from grader_testkit import course_file_without_own_tests
 from notebook_tools import ASSIGNMENTS, GRADED, NOTEBOOKS, REPO, Lab, is_visible_test, nbgrader_meta
 
@@ -33,11 +38,24 @@ SOLUTION_REGION = re.compile(r"^[ \t]*### BEGIN SOLUTION\n(.*?)^[ \t]*### END SO
 STEPS = sorted(ASSIGNMENTS)
 #: What Validate and JupyterLab must not print: news a student can do nothing about.
 WARNINGS = ("without encryption", "No nbgrader_config.py")
+#: JupyterLab's settings of its notification extension, where the news pop-up is set.
+NOTIFICATION_SETTINGS = "/lab/api/settings/@jupyterlab/apputils-extension:notification"
+
+
+def answered(ask):
+    """What ``ask()`` returned, and None; or None and the error it raised, as text: a request that
+    fails in the fixture fails the test that reads its answer, not every test of the workspace."""
+    try:
+        return ask(), None
+    except Exception as error:  # whatever it is, the test that reads the answer shows it
+        return None, f"{type(error).__name__}: {error}"
 
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory):
-    """A workspace built by `mines lab`, and what its JupyterLab served while it ran."""
+    """A workspace built by `mines lab`, and what its JupyterLab served and answered while it ran:
+    its contents, requests for what lies outside, the news setting, the Validate button's request
+    on 01-neighbors and a kernel's answer to a line of code; then all it printed."""
     root = tmp_path_factory.mktemp("student")
     folder = root / "workspace"
     lab = Lab(folder, root)
@@ -53,9 +71,41 @@ def workspace(tmp_path_factory):
                 outside.append((path, status))
             except urllib.error.HTTPError as error:
                 outside.append((path, error.code))
+        news = answered(lambda: lab.request(NOTIFICATION_SETTINGS))
+        validated = answered(lambda: lab.request("/assignments/validate", {"path": "01-neighbors.ipynb"}, timeout=600))
+        kernel = answered(lambda: run_coroutine(run_code(lab, lab.request("/api/kernels", {"name": "python3"})["id"],
+                                                         "print(6 * 7)")))
     finally:
         printed = lab.output()
-    return {"folder": folder, "served": served, "outside": outside, "printed": printed}
+    return {"folder": folder, "served": served, "outside": outside, "printed": printed, "news": news,
+            "validated": validated, "kernel": kernel}
+
+
+async def run_code(lab: Lab, kernel: str, code: str) -> str:
+    """Run ``code`` on a kernel through JupyterLab's websocket, as a notebook does: its stdout."""
+    from tornado.httpclient import HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    url = f"ws://127.0.0.1:{lab.port}/api/kernels/{kernel}/channels"
+    socket = await websocket_connect(HTTPRequest(url, headers={"Authorization": f"token {lab.token}"}))
+    msg_id = secrets.token_hex(8)
+    socket.write_message(json.dumps({
+        "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": "", "session": secrets.token_hex(8),
+                   "version": "5.3", "date": ""},
+        "parent_header": {}, "metadata": {}, "channel": "shell",
+        "content": {"code": code, "silent": False, "store_history": False, "user_expressions": {},
+                    "allow_stdin": False, "stop_on_error": True}}))
+    printed, replied, idle = "", False, False
+    while not (replied and idle):  # the reply (shell) and the outputs (iopub) come in either order
+        message = json.loads(await asyncio.wait_for(socket.read_message(), 60))
+        if message.get("parent_header", {}).get("msg_id") != msg_id:
+            continue
+        if message["msg_type"] == "stream":
+            printed += message["content"]["text"]
+        replied = replied or message["msg_type"] == "execute_reply"
+        idle = idle or (message["msg_type"] == "status" and message["content"]["execution_state"] == "idle")
+    socket.close()
+    return printed
 
 
 def test_make_lab_serves_only_the_student_versions(workspace):
@@ -66,6 +116,56 @@ def test_make_lab_serves_only_the_student_versions(workspace):
     for path, status in workspace["outside"]:
         assert status in (403, 404), f"{path} answered {status}: JupyterLab reaches outside the workspace"
     assert "added " + ", ".join(STEPS) in workspace["printed"], workspace["printed"][-2000:]
+
+
+@pytest.mark.slow
+def test_mines_lab_validates_quietly_without_news(workspace):
+    """The Validate button's request, a notebook's kernel and the news setting, on the JupyterLab
+    `mines lab` starts: Validate reads the workspace's settings (no "No nbgrader_config.py"), no
+    kernel warns about plain TCP, and the news pop-up is off."""
+    settings, error = workspace["news"]
+    assert error is None, f"the notification settings were not answered: {error}"
+    assert settings["schema"]["properties"]["fetchNews"]["default"] == "false", settings["schema"]
+    assert "fetchNews" not in settings["settings"], settings["settings"]
+
+    result, error = workspace["validated"]
+    assert error is None, f"the Validate button's request failed: {error}"
+    assert result["success"], result
+    assert "NotImplementedError" in json.dumps(result["value"]), result
+
+    printed, error = workspace["kernel"]
+    assert error is None, f"the kernel did not run the code: {error}"
+    assert printed == "42\n"
+    for warning in WARNINGS:
+        assert warning not in workspace["printed"], workspace["printed"][-4000:]
+
+
+def test_the_workspace_gets_the_settings(workspace):
+    text = (workspace["folder"] / ws.CONFIG_NAME).read_text()
+    assert text == ws.workspace_config()
+    config = {}
+    exec(compile(text, ws.CONFIG_NAME, "exec"), {"get_config": lambda: _Sections(config)})
+    assert config["Execute"]["timeout"] == ws.CELL_TIMEOUT
+    assert config["Execute"]["iopub_timeout"] >= 30 and config["Execute"]["startup_timeout"] >= 120
+
+
+class _Sections(dict):
+    """Enough of traitlets' Config for `c.Section.name = value`, recorded in a plain dict."""
+
+    def __init__(self, record):
+        super().__init__()
+        self._record = record
+
+    def __getattr__(self, section):
+        return _Section(self._record.setdefault(section, {}))
+
+
+class _Section:
+    def __init__(self, values):
+        object.__setattr__(self, "values", values)
+
+    def __setattr__(self, name, value):
+        self.values[name] = value
 
 
 def solution_lines(name: str) -> set[str]:
