@@ -4,6 +4,9 @@ The mixed cluster has two single-thread workers started here on 127.0.0.1: "heal
 "broken", whose PATH has no bwrap (a worker machine without bubblewrap). Every submission the broken
 worker takes must come back not graded, never with a score; the healthy worker's grades must be the
 ones a local run with the same seed gives.
+
+A cluster is closed when the module ends, and an idle one still costs a tenth of a core: the tests
+that need none come first, then the local cluster's, then the mixed cluster's.
 """
 
 from __future__ import annotations
@@ -40,21 +43,6 @@ TIMEOUTS = {"distributed.comm.timeouts.connect": "120s", "distributed.comm.timeo
             "distributed.deploy.lost-worker-timeout": "300s"}
 
 
-def test_batch_runs_on_a_local_dask_cluster(tmp_path, reference_source):
-    (tmp_path / "subs").mkdir()
-    (tmp_path / "subs" / "ann.py").write_text(reference_source)
-    (tmp_path / "subs" / "ben.py").write_text("raise RuntimeError('broken at import')\n")
-    with kept_environment(), LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                          dashboard_address=None) as cluster:
-        result = grade_batch("hypermines", [tmp_path / "subs" / "ann.py", tmp_path / "subs" / "ben.py"],
-                             tmp_path / "results", dask_address=cluster.scheduler_address, seed=5, progress=False)
-    scores = {r.student: r.score for r in result.reports}
-    assert scores == {"ann": 20, "ben": 0}
-    ben = json.loads((student_dir(tmp_path / "results", "ben") / "results.json").read_text())
-    assert {t["output"] for t in ben["tests"]} == {"not run: the submission did not load"}
-    assert "RuntimeError: broken at import" in (student_dir(tmp_path / "results", "ben") / "feedback.txt").read_text()
-
-
 # ---------------------------------------------------------------------------- clusters
 
 
@@ -68,6 +56,15 @@ def kept_environment():
     finally:
         os.environ.clear()
         os.environ.update(saved)
+
+
+@pytest.fixture(scope="module")
+def local_cluster():
+    """Two worker processes of one thread each on 127.0.0.1, for the tests that only need a running
+    cluster: each connects a client of its own, and none changes the workers. Closed after the module."""
+    with kept_environment(), dask.config.set(TIMEOUTS), LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None) as cluster:
+        yield cluster
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +83,102 @@ def mixed_cluster(tmp_path_factory):
             names = {str(info["name"]): address for address, info in client.scheduler_info()["workers"].items()}
         assert set(names) == {"healthy", "broken"}
         yield cluster.scheduler_address, names
+
+
+# ---------------------------------------------------------------------------- autograder doctor --dask
+
+
+def doctor(address: str) -> subprocess.CompletedProcess:
+    return subprocess.run([AUTOGRADER, "doctor", "--dask", address], capture_output=True, text=True, timeout=600)
+
+
+def test_doctor_says_when_no_scheduler_answers():
+    with socket.socket() as held:  # bound and never listening: nobody answers, and nobody else can take it
+        held.bind(("127.0.0.1", 0))
+        port = held.getsockname()[1]
+        result = doctor(f"tcp://127.0.0.1:{port}")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f"autograder: error: cannot reach a dask scheduler at tcp://127.0.0.1:{port}" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+# ---------------------------------------------------------------------------- the comparison, as data
+
+
+def test_a_worker_with_other_material_or_code_is_named(tmp_path, monkeypatch):
+    here = machine_facts()
+    assert here["sandbox"]["available"] and worker_problems(here, here, nthreads=1) == []
+    # the same original data but for one file, as a worker given another AUTOGRADER_ORIGINALS would have
+    shutil.copytree(originals_dir(), tmp_path / "originals")
+    changed = sorted(p for p in (tmp_path / "originals").rglob("*") if p.is_file())[0]
+    changed.write_bytes(changed.read_bytes() + b"\n")
+    monkeypatch.setenv("AUTOGRADER_ORIGINALS", str(tmp_path / "originals"))
+    there = machine_facts()
+    name = changed.relative_to(tmp_path / "originals").as_posix()
+    assert worker_problems(there, here) == [
+        f"the original data there ({tmp_path / 'originals'}) differ from this machine's: {name} differs"]
+
+    other = copy.deepcopy(here)
+    other["kit_version"] = "0.0.9"
+    del other["suites"]["files"]["test_bots.py"]
+    other["originals"] = {"error": "the original assignments' test data is not readable at /nowhere"}
+    problems = worker_problems(other, here, nthreads=4)
+    assert problems[0].startswith("it runs 4 threads") and "--nthreads 1" in problems[0]
+    assert problems[1] == f"kit version 0.0.9 there, {here['kit_version']} here: install the same version"
+    assert problems[2].endswith("differ from this machine's: test_bots.py missing there")
+    assert problems[3] == ("no usable original data there: the original assignments' test data is not "
+                           "readable at /nowhere")
+
+    same_version = copy.deepcopy(here)
+    same_version["kit_code"]["autograder/grading.py"] = "0" * 64
+    assert worker_problems(same_version, here) == [
+        f"the kit's code there differs from this machine's (both version {here['kit_version']}): "
+        "autograder/grading.py differs"]
+
+
+def test_the_controllers_originals_reach_the_workers(tmp_path, monkeypatch, reference_source):
+    """`--originals` sets the data on the controller; a job carries the path, so a worker (another
+    process, here the same function called after the controller's setting is gone) grades with that
+    data too, and `doctor --dask` compares the workers' copies of it."""
+    (tmp_path / "ann.py").write_text(reference_source)
+    empty = tmp_path / "no-originals"
+    empty.mkdir()
+    monkeypatch.setenv("AUTOGRADER_ORIGINALS", str(empty))
+    [job] = make_jobs("hypermines", [read_submission("ann", tmp_path / "ann.py")], 5, None, [], None, None)
+    assert job["originals"] == str(empty)
+    monkeypatch.delenv("AUTOGRADER_ORIGINALS")
+    report = GradeReport.from_dict(grade_job(job))
+    assert report.status == "not graded", report
+    assert any(f"not readable at {empty}" in cause for cause in report.causes), report.causes
+    assert "AUTOGRADER_ORIGINALS" not in os.environ, "the worker's own setting is put back"
+    assert machine_facts(str(empty))["originals"]["error"].startswith(
+        f"the original assignments' test data is not readable at {empty}")
+    assert "error" not in machine_facts()["originals"]
+
+
+# ---------------------------------------------------------------------------- on a local cluster
+
+
+def test_batch_runs_on_a_local_dask_cluster(tmp_path, reference_source, local_cluster):
+    (tmp_path / "subs").mkdir()
+    (tmp_path / "subs" / "ann.py").write_text(reference_source)
+    (tmp_path / "subs" / "ben.py").write_text("raise RuntimeError('broken at import')\n")
+    result = grade_batch("hypermines", [tmp_path / "subs" / "ann.py", tmp_path / "subs" / "ben.py"],
+                         tmp_path / "results", dask_address=local_cluster.scheduler_address, seed=5, progress=False)
+    scores = {r.student: r.score for r in result.reports}
+    assert scores == {"ann": 20, "ben": 0}
+    ben = json.loads((student_dir(tmp_path / "results", "ben") / "results.json").read_text())
+    assert {t["output"] for t in ben["tests"]} == {"not run: the submission did not load"}
+    assert "RuntimeError: broken at import" in (student_dir(tmp_path / "results", "ben") / "feedback.txt").read_text()
+
+
+def test_doctor_passes_a_healthy_cluster(local_cluster):
+    result = doctor(local_cluster.scheduler_address)
+    addresses = list(local_cluster.scheduler_info["workers"])
+    assert result.returncode == 0, result.stdout + result.stderr
+    for address in addresses:
+        assert any(line.startswith(address) and ": ok (" in line for line in result.stdout.splitlines())
+    assert "every worker (2) can grade as this machine does" in result.stdout
 
 
 # ---------------------------------------------------------------------------- grading on the mixed cluster
@@ -172,13 +265,6 @@ def test_a_worker_without_a_sandbox_grades_nothing_and_the_other_grades_as_here(
         assert_not_graded_for_want_of_bwrap(report, tmp_path / "mixed")
 
 
-# ---------------------------------------------------------------------------- autograder doctor --dask
-
-
-def doctor(address: str) -> subprocess.CompletedProcess:
-    return subprocess.run([AUTOGRADER, "doctor", "--dask", address], capture_output=True, text=True, timeout=600)
-
-
 def test_doctor_names_the_worker_that_cannot_sandbox(mixed_cluster):
     address, workers = mixed_cluster
     result = doctor(address)
@@ -190,78 +276,3 @@ def test_doctor_names_the_worker_that_cannot_sandbox(mixed_cluster):
     assert any(line.startswith(f"{workers['healthy']} (healthy): ok") for line in lines), lines
     assert "1 of 2 worker(s) cannot grade" in result.stdout
     assert "Traceback" not in result.stderr
-
-
-def test_doctor_passes_a_healthy_cluster():
-    with kept_environment(), dask.config.set(TIMEOUTS), LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None) as cluster:
-        result = doctor(cluster.scheduler_address)
-        addresses = list(cluster.scheduler_info["workers"])
-    assert result.returncode == 0, result.stdout + result.stderr
-    for address in addresses:
-        assert any(line.startswith(address) and ": ok (" in line for line in result.stdout.splitlines())
-    assert "every worker (2) can grade as this machine does" in result.stdout
-
-
-def test_doctor_says_when_no_scheduler_answers():
-    with socket.socket() as held:  # bound and never listening: nobody answers, and nobody else can take it
-        held.bind(("127.0.0.1", 0))
-        port = held.getsockname()[1]
-        result = doctor(f"tcp://127.0.0.1:{port}")
-    assert result.returncode == 2, result.stdout + result.stderr
-    assert f"autograder: error: cannot reach a dask scheduler at tcp://127.0.0.1:{port}" in result.stderr
-    assert "Traceback" not in result.stderr
-
-
-# ---------------------------------------------------------------------------- the comparison, as data
-
-
-def test_a_worker_with_other_material_or_code_is_named(tmp_path, monkeypatch):
-    here = machine_facts()
-    assert here["sandbox"]["available"] and worker_problems(here, here, nthreads=1) == []
-    # the same original data but for one file, as a worker given another AUTOGRADER_ORIGINALS would have
-    shutil.copytree(originals_dir(), tmp_path / "originals")
-    changed = sorted(p for p in (tmp_path / "originals").rglob("*") if p.is_file())[0]
-    changed.write_bytes(changed.read_bytes() + b"\n")
-    monkeypatch.setenv("AUTOGRADER_ORIGINALS", str(tmp_path / "originals"))
-    there = machine_facts()
-    name = changed.relative_to(tmp_path / "originals").as_posix()
-    assert worker_problems(there, here) == [
-        f"the original data there ({tmp_path / 'originals'}) differ from this machine's: {name} differs"]
-
-    other = copy.deepcopy(here)
-    other["kit_version"] = "0.0.9"
-    del other["suites"]["files"]["test_bots.py"]
-    other["originals"] = {"error": "the original assignments' test data is not readable at /nowhere"}
-    problems = worker_problems(other, here, nthreads=4)
-    assert problems[0].startswith("it runs 4 threads") and "--nthreads 1" in problems[0]
-    assert problems[1] == f"kit version 0.0.9 there, {here['kit_version']} here: install the same version"
-    assert problems[2].endswith("differ from this machine's: test_bots.py missing there")
-    assert problems[3] == ("no usable original data there: the original assignments' test data is not "
-                           "readable at /nowhere")
-
-    same_version = copy.deepcopy(here)
-    same_version["kit_code"]["autograder/grading.py"] = "0" * 64
-    assert worker_problems(same_version, here) == [
-        f"the kit's code there differs from this machine's (both version {here['kit_version']}): "
-        "autograder/grading.py differs"]
-
-
-def test_the_controllers_originals_reach_the_workers(tmp_path, monkeypatch, reference_source):
-    """`--originals` sets the data on the controller; a job carries the path, so a worker (another
-    process, here the same function called after the controller's setting is gone) grades with that
-    data too, and `doctor --dask` compares the workers' copies of it."""
-    (tmp_path / "ann.py").write_text(reference_source)
-    empty = tmp_path / "no-originals"
-    empty.mkdir()
-    monkeypatch.setenv("AUTOGRADER_ORIGINALS", str(empty))
-    [job] = make_jobs("hypermines", [read_submission("ann", tmp_path / "ann.py")], 5, None, [], None, None)
-    assert job["originals"] == str(empty)
-    monkeypatch.delenv("AUTOGRADER_ORIGINALS")
-    report = GradeReport.from_dict(grade_job(job))
-    assert report.status == "not graded", report
-    assert any(f"not readable at {empty}" in cause for cause in report.causes), report.causes
-    assert "AUTOGRADER_ORIGINALS" not in os.environ, "the worker's own setting is put back"
-    assert machine_facts(str(empty))["originals"]["error"].startswith(
-        f"the original assignments' test data is not readable at {empty}")
-    assert "error" not in machine_facts()["originals"]
