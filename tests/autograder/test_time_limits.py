@@ -152,11 +152,11 @@ def source_submission(student: str, source: str, tmp_path: Path) -> Submission:
 def test_computing_past_a_tests_limit_is_stopped_there_and_told_the_cpu_limit(tmp_path):
     assignment = get_assignment("hypermines")
     report = grade_submission(assignment, source_submission("spinner", SPINNER, tmp_path), seed=SEED,
-                              time_limit=5, test_time_limit=1)
+                              time_limit=5, test_time_limit=0.5)
     outcome = {t.id: t for t in report.tests}
     assert outcome["test_dig_ongoing"].status == "failed"
     assert outcome["test_dig_ongoing"].output == (
-        f"time limit exceeded: this test may use 1 s of CPU time ({FACTOR_SENTENCE}); the process was killed")
+        f"time limit exceeded: this test may use 0.5 s of CPU time ({FACTOR_SENTENCE}); the process was killed")
     # Stopped at its own limit, the test leaves the rest of the budget to the tests after it.
     assert [t.id for t in report.tests if "not reached" in t.output] == []
     assert report.internal_errors == []
@@ -165,15 +165,15 @@ def test_computing_past_a_tests_limit_is_stopped_there_and_told_the_cpu_limit(tm
 def test_when_the_budget_runs_out_the_tests_left_say_so_and_count_no_time(tmp_path):
     assignment = get_assignment("hypermines")
     report = grade_submission(assignment, source_submission("endless", ENDLESS, tmp_path), seed=SEED,
-                              time_limit=2, test_time_limit=1.5)
+                              time_limit=1, test_time_limit=0.75)
     reached = [t for t in report.tests if "not reached" not in t.output]
     left = [t for t in report.tests if "not reached" in t.output]
     assert len(reached) == 2 and left, [(t.id, t.output) for t in report.tests]
-    assert reached[0].output.startswith("time limit exceeded: this test may use 1.5 s of CPU time")
-    assert reached[1].output.startswith("time limit exceeded: the submission's whole budget of 2 s")
+    assert reached[0].output.startswith("time limit exceeded: this test may use 0.75 s of CPU time")
+    assert reached[1].output.startswith("time limit exceeded: the submission's whole budget of 1 s")
     assert {t.seconds for t in left} == {0.0}, [(t.id, t.seconds) for t in left]
     # the seconds reported add up to the budget the submission was given, not more
-    assert sum(t.seconds for t in report.tests) <= 2 + 0.3, [(t.id, t.seconds) for t in report.tests]
+    assert sum(t.seconds for t in report.tests) <= 1 + 0.3, [(t.id, t.seconds) for t in report.tests]
     assert report.internal_errors == []
 
 
