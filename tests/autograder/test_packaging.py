@@ -3,6 +3,7 @@ versions the kit was tested with, says whether a sandbox starts there, and names
 
 from __future__ import annotations
 
+import copy
 import importlib.metadata
 import json
 import re
@@ -216,19 +217,31 @@ def assert_documented_results(results: dict) -> None:
         assert test.get("status", "passed") in ("passed", "failed")
 
 
+@pytest.fixture(scope="module")
+def wrong_render(tmp_path_factory, reference_source):
+    """The batch's report of a hypermines lab.py that renders 0 as "0" (some tests fail), graded
+    once on the kit's defaults for the visibilities below."""
+    from autograder.batch import grade_batch
+
+    folder = tmp_path_factory.mktemp("visibility")
+    (folder / "lab.py").write_text(reference_source.replace("    return ZERO if board == 0 else str(board)",
+                                                            "    return str(board)"))
+    return grade_batch("hypermines", [folder / "lab.py"], folder / "results", jobs=1, seed=2, progress=False).reports[0]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("visibility", sorted(VISIBILITIES))
-def test_gradescope_results_follow_the_course_visibility_as_a_whole(tmp_path, reference_source, visibility):
+def test_gradescope_results_follow_the_course_visibility_as_a_whole(tmp_path, wrong_render, visibility):
     """Each of Gradescope's visibilities reaches the top level and every test; only a visible result
-    prints the score in its output (a hidden one says when the results are shown instead)."""
-    from autograder.batch import grade_batch
+    prints the score in its output (a hidden one says when the results are shown instead). The
+    visibility is the course file's, put on a copy of one graded report by the batch's own
+    finish_report (the export's whole way, course to results.json, is tested above)."""
+    from autograder.batch import finish_report
     from autograder.report import gradescope_results
 
     (tmp_path / "course.toml").write_text(f'[assignments.hypermines]\nvisibility = "{visibility}"\n')
-    (tmp_path / "lab.py").write_text(reference_source.replace("    return ZERO if board == 0 else str(board)",
-                                                              "    return str(board)"))
-    report = grade_batch("hypermines", [tmp_path / "lab.py"], tmp_path / "results", jobs=1, seed=2, progress=False,
-                         course=load_course(tmp_path / "course.toml")).reports[0]
+    course = load_course(tmp_path / "course.toml")
+    report = finish_report(copy.deepcopy(wrong_render), course.assignment("hypermines"), None)
     results = gradescope_results(report)
     assert_documented_results(results)
     assert results["visibility"] == visibility and {t["visibility"] for t in results["tests"]} == {visibility}
