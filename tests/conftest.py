@@ -51,7 +51,7 @@ for _folder in ("autograder", "notebooks", "redteam"):
 # The fixtures of tests/autograder, tests/notebooks and tests/redteam.
 pytest_plugins = ["grader_fixtures", "notebook_fixtures", "redteam_fixtures"]
 
-from browser.support import CHROMIUM, CHROMIUM_ARGS, Lab, Notebook, open_notebook  # noqa: E402
+from browser.support import CHROMIUM, CHROMIUM_ARGS, Lab, Notebook, end_lab_test, load_lab, open_notebook  # noqa: E402
 from group_scheduling import GroupScheduling  # noqa: E402
 from memory_bound import NOTES_VARIABLE, MemoryWatch, bound_from_environment, release_frames  # noqa: E402
 from minesweeper_kit.shutdown import die_with_parent, stop_on_sigterm  # noqa: E402
@@ -59,11 +59,11 @@ from minesweeper_kit.shutdown import die_with_parent, stop_on_sigterm  # noqa: E
 
 # Session fixtures costly enough that all their users must share one worker, and the group they form.
 SHARED_SERVERS = {"lab": "browser", "browser": "browser", "page": "browser", "notebook": "browser",
-                  "course": "nbgrader", "stage": "redteam"}
+                  "lab_page": "browser", "course": "nbgrader", "stage": "redteam"}
 # The marker a test gets from a fixture it uses, beside any its file gives it: `make check` leaves
 # out the tests marked browser, nbgrader, venv or slow.
 MARKED_BY_FIXTURE = {"lab": "browser", "browser": "browser", "page": "browser", "notebook": "browser",
-                     "course": "nbgrader", "release_folder": "nbgrader"}
+                     "lab_page": "browser", "course": "nbgrader", "release_folder": "nbgrader"}
 # Files (or folders) whose tests share a set-up of a minute or more, or each start whole runs,
 # servers or batches: `slow` for every test in them, so `make check` leaves them out. Kept here, in
 # one list, rather than in each file.
@@ -86,6 +86,8 @@ WORKERS: dict[str, int] = {}
 MEMORY: MemoryWatch | None = None
 # The folder of the workers' notes, on a controller that made one.
 NOTES = pytest.StashKey[str]()
+# On a test whose call failed: the page fixture's teardown then loads the session's JupyterLab again.
+FAILED = pytest.StashKey[bool]()
 
 
 def pytest_configure(config):
@@ -166,6 +168,8 @@ def pytest_runtest_makereport(item, call):
     report = yield
     if call.excinfo is not None:
         release_frames(call.excinfo.value)
+    if report.failed and call.when == "call":
+        item.stash[FAILED] = True
     lab = getattr(item, "funcargs", {}).get("lab")
     if report.failed and call.when == "call" and isinstance(lab, Lab):  # a lost kernel or socket shows there
         report.sections.append(("JupyterLab's log, its last lines", lab.log_tail()))
@@ -262,7 +266,8 @@ def chromium_path() -> Path:
 
 @pytest.fixture(scope="session")
 def lab(tmp_path_factory):
-    server = Lab(tmp_path_factory.mktemp("lab"))
+    # the app on its page as window.jupyterapp, where each test opens its notebook (lab_page)
+    server = Lab(tmp_path_factory.mktemp("lab"), ("--LabApp.expose_app_in_browser=True",))
     yield server
     server.stop()
 
@@ -278,8 +283,27 @@ def browser(chromium_path):
         chromium.close()
 
 
+@pytest.fixture(scope="session")
+def lab_page(browser, lab):
+    """One page holding the session's JupyterLab, loaded once: each test that uses the lab opens its
+    notebook in the running app (support.open_in_lab) rather than loading the whole app again."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    load_lab(page, lab)
+    yield page
+    context.close()
+
+
 @pytest.fixture
 def page(browser, request):
+    """The page a test drives: for a test that uses the lab, the session's JupyterLab page, its
+    documents closed and its kernels ended after the test; for any other, a context of its own."""
+    if "lab" in request.fixturenames:
+        lab, page = request.getfixturevalue("lab"), request.getfixturevalue("lab_page")
+        yield page
+        end_lab_test(page, lab, failed=request.node.stash.get(FAILED, False))
+        return
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.set_default_timeout(60_000)

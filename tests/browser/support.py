@@ -7,12 +7,22 @@ it in Chromium, runs its cells one by one and reads the Python side back by re-r
 that prints JSON.
 Screenshots of each step go to test-artifacts/browser/. The session fixtures that start the
 server and the browser are in tests/conftest.py, shared by every folder that drives a browser.
+
+JupyterLab is loaded once per session, too, in one page (the fixture lab_page): loading the whole
+app costs more than most tests, and what a test looks at is its notebook, not the app's boot. Each
+test opens its own notebook file in the running app (open_in_lab), with a kernel and widget views of
+its own; afterwards every document is closed and the test's kernels are ended (end_lab_test), and a
+page a test failed on is loaded again. The app's boot is still exercised: by the first test of the
+session, which loads it, and by tests/browser/test_notebook7.py, which loads Notebook 7 in a page
+of its own (the tests that use no lab, the class pages and `mines play --web`, have a fresh
+context each, as before).
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import json
 import os
 import re
@@ -93,6 +103,18 @@ class Lab:
         nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
         nbformat.write(nb, self.notebooks / name)
         return f"{self.url}/lab/tree/{name}?reset&token={self.token}"
+
+    def end_sessions(self) -> None:
+        """Delete every session of the server, which shuts its kernel down: the kernels of the
+        notebooks a test opened (the tests before it had theirs ended the same way)."""
+        headers = {"Authorization": f"token {self.token}"}
+        with urllib.request.urlopen(urllib.request.Request(f"{self.url}/api/sessions", headers=headers),
+                                    timeout=60) as response:
+            sessions = json.load(response)
+        for session in sessions:
+            request = urllib.request.Request(f"{self.url}/api/sessions/{session['id']}", method="DELETE",
+                                             headers=headers)
+            urllib.request.urlopen(request, timeout=120).close()
 
     def log_tail(self, lines: int = 60) -> str:
         self.log.flush()
@@ -309,10 +331,57 @@ def wait_for_kernel(page, timeout: float = 90_000) -> None:
     page.wait_for_function(KERNEL_READY, polling=100, timeout=timeout)
 
 
-def open_notebook(page, lab: Lab, name: str, cells: list[str]) -> Notebook:
-    url = lab.write_notebook(name, cells)
-    page.goto(url)
+# Every document open in the page's JupyterLab closed, unsaved: the dirty flag cleared first, so
+# neither JupyterLab nor the browser asks whether to save it.
+CLOSE_DOCUMENTS = """() => { const app = window.jupyterapp; if (!app) return;
+  for (const widget of Array.from(app.shell.widgets('main'))) {
+    if (widget.context) widget.context.model.dirty = false;
+    widget.dispose();
+  } }"""
+
+# Open a notebook of the server's folder in the running app, as the file browser does.
+OPEN_DOCUMENT = """async (path) => {
+  const late = new Promise((_, fail) => setTimeout(() => fail(new Error(`${path} did not open within 90 s`)), 90000));
+  await Promise.race([window.jupyterapp.commands.execute('docmanager:open', {path, factory: 'Notebook'}), late]); }"""
+
+
+def load_lab(page, lab: Lab) -> None:
+    """Load JupyterLab in `page` and wait until it has restored its layout. The session's server runs
+    with --LabApp.expose_app_in_browser, so the app is window.jupyterapp there (open_in_lab)."""
+    with contextlib.suppress(Exception):  # a page that does not answer is loaded again all the same
+        page.evaluate(CLOSE_DOCUMENTS)  # nothing left unsaved to hold the page when it is left
+    page.goto(f"{lab.url}/lab?reset&token={lab.token}")
+    page.wait_for_function("() => window.jupyterapp", polling=100, timeout=90_000)
+    page.evaluate("""async () => { await Promise.race([window.jupyterapp.restored, new Promise((_, fail) =>
+        setTimeout(() => fail(new Error('JupyterLab did not restore its layout within 90 s')), 90000))]); }""")
+
+
+def open_in_lab(page, lab: Lab, name: str) -> None:
+    """Open the notebook `name` of the lab's folder in the JupyterLab running in `page`, the documents
+    open before closed, and wait for its kernel. A page without the app (a test failed there) or
+    with a dialog open is loaded again first."""
+    if not page.evaluate("() => !!window.jupyterapp") or page.locator(".jp-Dialog").count():
+        load_lab(page, lab)
+    page.evaluate(CLOSE_DOCUMENTS)
+    page.evaluate(OPEN_DOCUMENT, name)
     wait_for_kernel(page)
+
+
+def end_lab_test(page, lab: Lab, failed: bool = False) -> None:
+    """After a test in the session's JupyterLab page: close every document and end the test's kernels
+    (its sessions). `failed`: whether the test failed: the page is then loaded again."""
+    try:
+        page.evaluate(CLOSE_DOCUMENTS)
+    except Exception:  # the page does not answer: it is loaded again
+        failed = True
+    lab.end_sessions()
+    if failed:
+        load_lab(page, lab)
+
+
+def open_notebook(page, lab: Lab, name: str, cells: list[str]) -> Notebook:
+    lab.write_notebook(name, cells)
+    open_in_lab(page, lab, name)
     return Notebook(page, Path(name).stem)
 
 
@@ -346,8 +415,8 @@ def click_cell(board, row: int, col: int, button: str = "left") -> None:
     canvas.click(button=button, position={"x": (col + 0.5) * size, "y": (row + 0.5) * size})
 
 
-__all__ = ["Lab", "Notebook", "act", "board_locator", "click_cell", "run_all_cells", "run_coroutine", "version",
-           "wait_update_after"]
+__all__ = ["Lab", "Notebook", "act", "board_locator", "click_cell", "end_lab_test", "load_lab", "open_in_lab",
+           "run_all_cells", "run_coroutine", "version", "wait_for_kernel", "wait_update_after"]
 
 
 def open_page(page, path: Path) -> tuple[list[str], list[str]]:

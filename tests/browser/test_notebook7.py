@@ -1,7 +1,10 @@
 """The board in Jupyter Notebook 7 (`jupyter notebook`), the other front end students may open.
 
 Notebook 7 is built from JupyterLab's parts, so the same helpers run its cells; its own server is
-started here, once for this module, next to the session's JupyterLab.
+started here, once for this module, next to the session's JupyterLab. Its page is loaded here from
+scratch, in a context of its own: while JupyterLab is loaded once per session and each test opens
+its notebook in the running app (support.py), this test loads a whole front end's app for its
+notebook, as a student's browser does.
 """
 
 from __future__ import annotations

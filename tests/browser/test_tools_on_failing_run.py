@@ -2,7 +2,10 @@
 exercises answered with a bug (or one of them not written at all), goes through Run All in
 JupyterLab; the run reaches the end although a visible test fails, and every explorer, board and
 replay of the step is drawn, showing a message rather than raising where the student's code is
-missing."""
+missing.
+
+Each case opens its own notebook, with a kernel of its own, in the session's JupyterLab page, which
+is loaded once (support.py says why)."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ import pytest
 
 from minesweeper_kit.release import release
 
-from .support import Notebook, run_all_cells, wait_for_kernel
+from .support import Notebook, open_in_lab, run_all_cells
 
 pytestmark = pytest.mark.browser
 
@@ -94,8 +97,7 @@ def test_run_all_with_a_bug_reaches_every_tool(released, lab, page, case):
     index = {cell.id: i for i, cell in enumerate(student.cells)}
     assert set(tools) <= set(index)
 
-    page.goto(f"{lab.url}/lab/tree/{written}?reset&token={lab.token}")
-    wait_for_kernel(page)
+    open_in_lab(page, lab, written)
     notebook = Notebook(page, f"failing-{case}")
 
     prompts = run_all_cells(page, notebook, timeout=600)

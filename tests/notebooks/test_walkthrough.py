@@ -3,8 +3,11 @@ type the solutions into the exercise cells, Run All, click the boards, and check
 test passes and that the boards play the student's code (and, on step 3, that nbgrader's Validate
 button agrees).
 
-One JupyterLab and one Chromium serve the whole session (tests/conftest.py). Screenshots of each
-step go to test-artifacts/browser/.
+One JupyterLab and one Chromium serve the whole session (tests/conftest.py), and one page that
+holds JupyterLab: each step's notebook opens in the running app, as from its file browser, with a
+kernel of its own, rather than loading the whole app again for every step (tests/browser/support.py
+says why; the app's boot is still exercised, by the session's first browser test and by Notebook 7).
+Screenshots of each step go to test-artifacts/browser/.
 """
 import re
 import time
@@ -12,7 +15,7 @@ import time
 import nbformat
 import pytest
 
-from browser.support import Notebook, act, answer_kernel_dialog, version, wait_for_kernel  # the session fixtures are in tests/conftest.py
+from browser.support import Notebook, act, answer_kernel_dialog, open_in_lab, version  # the session fixtures are in tests/conftest.py
 
 from notebook_tools import ASSIGNMENTS, NOTEBOOKS, nbgrader_meta
 
@@ -124,8 +127,7 @@ def test_student_walks_through_the_step(release_folder, lab, page, name):
     typed = answers(name)
     assert set(typed) <= set(index), "an exercise cell of the source is missing from the student version"
 
-    page.goto(f"{lab.url}/lab/tree/{name}?reset&token={lab.token}")
-    wait_for_kernel(page)
+    open_in_lab(page, lab, name)
     notebook = Notebook(page, f"walkthrough-{name.removesuffix('.ipynb')}")
     notebook.shot("opened")
 
