@@ -16,6 +16,7 @@ import nbformat
 import pytest
 
 from minesweeper_kit.release import release
+from notebook_tools import NO_OWN_TESTS, OWN_TESTS
 
 from .support import Notebook, open_in_lab, run_all_cells
 
@@ -60,13 +61,18 @@ def released(tmp_path_factory):
 
 
 def answered(source_nb, exercise: str, bug) -> dict[str, str]:
-    """What the student wrote in each exercise cell: the reference answer, except in `exercise`."""
+    """What the student wrote in each exercise cell: the reference answer, except in `exercise`, and
+    no tests of their own: the step's check cell then says so instead of running the reference tests
+    against the kit's implementations again. The walkthrough runs them through that cell once per
+    step, and tests/notebooks/test_testcheck_cell.py checks the verdicts it prints."""
     answers = {}
     for cell in source_nb.cells:
         if not cell.metadata.get("nbgrader", {}).get("solution"):
             continue
         text = MARKER.sub("", cell.source)
-        if cell.id == exercise:
+        if cell.id == OWN_TESTS:
+            text = NO_OWN_TESTS
+        elif cell.id == exercise:
             if bug is None:
                 text = "# not written yet\n"
             elif isinstance(bug, str):  # the whole answer replaced
@@ -107,6 +113,9 @@ def test_run_all_with_a_bug_reaches_every_tool(released, lab, page, case):
     tests = [i for i, c in enumerate(student.cells) if c.metadata.get("nbgrader", {}).get("grade")]
     failed = [student.cells[i].id for i in tests if "Error" in outputs(notebook, i)]
     assert failed, "the bug should make a visible test fail"
+    if "check-own-tests" in index:  # handed in without tests of the student's own (answered)
+        shown = outputs(notebook, index["check-own-tests"])
+        assert "No tests of your own were found" in shown, shown[-1500:]
 
     for cell_id, count in tools.items():
         cell = notebook.cell(index[cell_id])
