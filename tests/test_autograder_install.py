@@ -67,8 +67,8 @@ def test_autograder_runs_in_the_venv_make_lab_makes(tmp_path):
     python = target / "bin" / "python"
     # --no-compile: the same packages, without byte-compiling the thousands of files of JupyterLab
     # and its kin that the command never imports
-    install = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-compile",
-                              "-e", ".[lab]"], cwd=source, capture_output=True, text=True, timeout=1800)
+    install = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
+                              "--no-compile", "-e", ".[lab]"], cwd=source, capture_output=True, text=True, timeout=1800)
     assert install.returncode == 0, install.stdout[-3000:] + install.stderr[-3000:]
 
     command = target / "bin" / "autograder"
