@@ -47,7 +47,7 @@ def answered(ask):
     fails in the fixture fails the test that reads its answer, not every test of the workspace."""
     try:
         return ask(), None
-    except Exception as error:  # whatever it is, the test that reads the answer shows it
+    except Exception as error:  # noqa: BLE001 - whatever it is, the test that reads the answer shows it
         return None, f"{type(error).__name__}: {error}"
 
 
