@@ -13,7 +13,7 @@ the feedback does not show them.
 
 The submissions:
 
-* ``slow``: a correct solution in the plain recursive style whose hidden tests use 4 to 5 s
+* ``slow``: a correct solution in the plain recursive style whose hidden tests use about 4 s
   of CPU time (``data/timing/slow_hypermines.py``), graded with a budget of 9 s, near half of
   it: a grade that drifted with the machine's load would show here first.
 * ``fast``: the reference solution.
