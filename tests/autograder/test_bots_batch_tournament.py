@@ -35,3 +35,4 @@ def test_the_tournament_option_is_for_bots_only(tmp_path, reference_source):
                              "--no-progress"], capture_output=True, text=True, timeout=600)
     assert result.returncode == 2
     assert "--tournament is for the bots assignment" in result.stderr
+    assert not (tmp_path / "results").exists()  # refused before anything is graded
