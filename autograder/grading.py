@@ -33,6 +33,7 @@ from minesweeper_kit.sandbox import (
     SandboxUnavailable,
     TimeLimitExceeded,
 )
+from minesweeper_kit.sandbox.inprocess import IN_PROCESS, InProcessBox
 
 from .api_detection import OtherAPI, other_api
 from .assignments import Assignment, InstructorMaterialMissing, instructor_dir, originals_dir
@@ -197,7 +198,8 @@ class _GradingPlugin:
             raise self.unavailable
         if self.sandbox is None:
             try:
-                self.sandbox = Sandbox(
+                box = InProcessBox if self.isolation == IN_PROCESS else Sandbox
+                self.sandbox = box(
                     self.submission.source,
                     filename=self.submission.filename,
                     module_name=self.submission.module_name,
@@ -492,8 +494,14 @@ def grade_submission(
 
     ``time_limit`` is the whole-submission budget and ``test_time_limit`` caps every test's own
     limit (the suite's markers and the assignment's default), all in CPU seconds of the
-    student's process. ``isolation`` is ``"bwrap"`` or ``"none"`` (trusted code only). A failure
-    on the grader's side gives a "not graded" report (see :func:`not_graded_report`)."""
+    student's process. ``isolation`` is ``"bwrap"`` or ``"none"`` (trusted code only), or
+    ``"in-process"``: the hidden suite's box runs the code in this process
+    (``minesweeper_kit/sandbox/inprocess.py``), to measure a suite with the kit's own references,
+    chaffs and wheats and never a student's; only this function accepts it, and not for a step
+    whose own tests are graded (they need their sandboxes). A failure on the grader's side gives a
+    "not graded" report (see :func:`not_graded_report`)."""
+    if isolation == IN_PROCESS and _grades_own_tests(assignment):
+        raise ValueError(f"isolation {IN_PROCESS!r} grades no own tests: turn them off for {assignment.id}")
     started = time.monotonic()
     missing = suite_problem(assignment)
     if missing is not None:
@@ -661,6 +669,13 @@ def refused_import(assignment: Assignment, submission: Submission) -> str:
         return ""
     found = policy.violations(submission.source)
     return found[0] if found else ""
+
+
+def _grades_own_tests(assignment: Assignment) -> bool:
+    """Whether a grade of this assignment grades the students' own tests (the course may turn them off)."""
+    from .own_tests import REQUIREMENTS
+
+    return assignment.id in REQUIREMENTS and assignment.own_tests
 
 
 def _own_tests_refused(assignment: Assignment, refused: str) -> tuple[TestOutcome, dict[str, Any]] | None:

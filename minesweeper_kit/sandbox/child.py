@@ -23,12 +23,14 @@ import sys
 import traceback
 import types
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-# The runtime folder is on the path only now: these three are the files copied beside this one.
-import keyrings  # type: ignore[import-not-found]
-import policy  # type: ignore[import-not-found]
-import protocol  # type: ignore[import-not-found]
+if __package__:  # imported as a module of the kit: the in-process stand-in (``inprocess.py``)
+    from . import keyrings, policy, protocol
+else:  # the sandbox's script, run from its runtime folder
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    # The runtime folder is on the path only now: these three are the files copied beside this one.
+    import keyrings  # type: ignore[import-not-found,no-redef]
+    import policy  # type: ignore[import-not-found,no-redef]
+    import protocol  # type: ignore[import-not-found,no-redef]
 
 # Aliases taken before student code runs, so a student who patches builtins cannot
 # change how this runner serialises its answers.
@@ -259,6 +261,16 @@ class Runner:
         self.module = None
         self.max_message = config["limits"]["message_bytes"]
         self.output_cap = config["limits"]["output_bytes"]
+        self.operations = {
+            "load": self.op_load,
+            "call": self.op_call,
+            "get_attr": self.op_get_attr,
+            "fetch": self.op_fetch,
+            "set_attr": self.op_set_attr,
+            "has": self.op_has,
+            "release": self.op_release,
+            "put_file": self.op_put_file,
+        }
 
     # --- conversion between JSON and objects
     def to_plain(self, value, depth=0):
@@ -410,55 +422,52 @@ class Runner:
     def serve(self):
         """Answer requests until the grader closes the pipe: whatever a request raises becomes an
         error answer, never the end of the child."""
-        operations = {
-            "load": self.op_load,
-            "call": self.op_call,
-            "get_attr": self.op_get_attr,
-            "fetch": self.op_fetch,
-            "set_attr": self.op_set_attr,
-            "has": self.op_has,
-            "release": self.op_release,
-            "put_file": self.op_put_file,
-        }
         while True:
             try:
                 request = self.channel.receive()
             except EOFError:
                 os._exit(0)
-            op = operations.get(request.get("op"))
-            capture = MemoryStream(self.output_cap) if request.get("capture_stdout") else None
-            saved = sys.stdout
-            if capture is not None:
-                sys.stdout = capture
-            try:
-                if op is None:
-                    raise ValueError(f"unknown operation {request.get('op')!r}")
-                value = op(request)
-                if request.get("op") == "load":
-                    reply = {"ok": True, "value": value}
-                elif request.get("keep"):
-                    reply = {"ok": True, "value": self.store(value)}
-                else:
-                    reply = self.plain_reply(value)
-            except ResultProblem as error:
-                reply = {"ok": False, "error": {"type": "ResultError", "message": _str(error), "where": []}}
-            except BaseException as error:  # noqa: BLE001 - every student failure is reported
-                reply = {"ok": False, "error": self.describe_error(error)}
-            finally:
-                sys.stdout = saved
-            if capture is not None:
-                extra = {"stdout": capture.getvalue(), "stdout_truncated": capture.truncated}
-                if _type(reply) is _RawReply:  # the saved type(), which mypy does not narrow on
-                    reply.extra = extra  # type: ignore[attr-defined]
-                else:
-                    reply.update(extra)
-            try:
-                self.reply(reply)
-            except BaseException as error:  # noqa: BLE001
-                self.reply({"ok": False, "error": {"type": "ResultError", "where": [], "message": _str(error)[:500]}})
+            self.channel.send_bytes(self.answer(request))
 
-    def reply(self, reply):
-        """Send one answer; ValueError for one over the message limit (the caller answers a
+    def answer(self, request):
+        """The answer to one request, as the JSON bytes sent back: whatever the request raises
+        becomes an error answer, and an answer over the message limit a ResultError."""
+        op = self.operations.get(request.get("op"))
+        capture = MemoryStream(self.output_cap) if request.get("capture_stdout") else None
+        saved = sys.stdout
+        if capture is not None:
+            sys.stdout = capture
+        try:
+            if op is None:
+                raise ValueError(f"unknown operation {request.get('op')!r}")
+            value = op(request)
+            if request.get("op") == "load":
+                reply = {"ok": True, "value": value}
+            elif request.get("keep"):
+                reply = {"ok": True, "value": self.store(value)}
+            else:
+                reply = self.plain_reply(value)
+        except ResultProblem as error:
+            reply = {"ok": False, "error": {"type": "ResultError", "message": _str(error), "where": []}}
+        except BaseException as error:  # noqa: BLE001 - every student failure is reported
+            reply = {"ok": False, "error": self.describe_error(error)}
+        finally:
+            sys.stdout = saved
+        if capture is not None:
+            extra = {"stdout": capture.getvalue(), "stdout_truncated": capture.truncated}
+            if _type(reply) is _RawReply:  # the saved type(), which mypy does not narrow on
+                reply.extra = extra  # type: ignore[attr-defined]
+            else:
+                reply.update(extra)
+        try:
+            return self.encode(reply)
+        except BaseException as error:  # noqa: BLE001
+            return self.encode(
+                {"ok": False, "error": {"type": "ResultError", "where": [], "message": _str(error)[:500]}}
+            )
+
+    def encode(self, reply):
+        """One answer as JSON bytes; ValueError for one over the message limit (the caller answers a
         ResultError instead)."""
         if _type(reply) is _RawReply:
             extra = "," + json.dumps(reply.extra)[1:-1] if reply.extra else ""
@@ -467,7 +476,7 @@ class Runner:
             data = json.dumps(reply, separators=(",", ":")).encode("utf-8")
         if _len(data) > self.max_message:
             raise ValueError(f"the result is too large ({_len(data)} bytes; the limit is {self.max_message})")
-        self.channel.send_bytes(data)
+        return data
 
 
 def place_files(workdir, files):
