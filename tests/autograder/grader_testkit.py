@@ -24,6 +24,33 @@ def course_without_own_tests(*assignments: str):
     return Course(None, {assignment: dict(NO_OWN_TESTS) for assignment in assignments})
 
 
+def grade_in_process(assignment: str, sources: dict[str, str], folder: Path, settings: dict | None = None,
+                     seed: int = 7) -> dict:
+    """Named sources of the kit's own (references, chaffs, wheats, files written by the tests), each
+    graded on the hidden suite alone, one after the other in this process, with the suite's box in
+    this process too (isolation "in-process", ``minesweeper_kit/sandbox/inprocess.py``): for tests
+    that measure a hidden suite, whose verdicts are those of a sandbox (tests/autograder/
+    test_inprocess_box.py), without a sandbox and a batch's workers for each. Trusted code only. The
+    reports as a batch finishes them, by name."""
+    from autograder.assignments import get_assignment
+    from autograder.batch import finish_report
+    from autograder.course import apply_settings
+    from autograder.grading import grade_submission
+    from autograder.submission import read_submission
+    from minesweeper_kit.sandbox.inprocess import IN_PROCESS
+
+    graded = apply_settings(get_assignment(assignment), dict(NO_OWN_TESTS))
+    folder.mkdir(parents=True, exist_ok=True)
+    reports = {}
+    for name, source in sources.items():
+        path = folder / f"{name}.py"
+        path.write_text(source)
+        submission = read_submission(name, path, graded.keeps_import, graded.course_cells())
+        report = grade_submission(graded, submission, seed=seed, settings=settings or None, isolation=IN_PROCESS)
+        reports[name] = finish_report(report, graded, None)
+    return reports
+
+
 def course_file_without_own_tests(folder: Path, *assignments: str) -> Path:
     """The same as a course file for the command line (``--course``)."""
     folder.mkdir(parents=True, exist_ok=True)

@@ -3,7 +3,8 @@ one of the step's chaffs fails gets one line naming the chaff's bug and its hint
 the code did, never by reading it.
 
 First the rule on results built here (which tests lost, what the first one said); then real
-gradings in the sandbox: files written by hand, each with the mistake of one chaff but in code of
+gradings of the hidden suites (in this process, as the chaffs' are: ``grade_in_process``): files
+written by hand, each with the mistake of one chaff but in code of
 their own, get that chaff's line; correct files (the wheats, one written here) and a file failing
 in a way no chaff does get none. (Each chaff itself getting its own line, and each step's
 reference getting none, are checked where the chaffs are graded, with the same seed and settings
@@ -385,8 +386,9 @@ def make_board_file(**replaced: str) -> str:
 
 @pytest.fixture(scope="module")
 def make_board_reports(tmp_path_factory):
-    """Every make-board file of this module and the wheats, graded as one batch."""
-    from test_mutants import grade
+    """Every make-board file of this module and the wheats, graded in this process (they are the
+    kit's own code: ``grade_in_process``)."""
+    from grader_testkit import grade_in_process
 
     from autograder.instructor.wheats import wheats_for
 
@@ -397,7 +399,7 @@ def make_board_reports(tmp_path_factory):
         sources[name] = make_board_file(**{function: text})
     for name, (function, text) in NO_CHAFF.items():
         sources[name] = make_board_file(**{function: text})
-    return grade("make-board", sources, tmp_path_factory.mktemp("make-board"), {}, own_tests=False)
+    return grade_in_process("make-board", sources, tmp_path_factory.mktemp("make-board"))
 
 
 @pytest.mark.slow
@@ -441,7 +443,7 @@ def neighbors_1d(length, x):
 @pytest.mark.slow
 @pytest.mark.parametrize("step", ["neighbors", "flood-fill", "hypermines"])
 def test_other_steps_wheats_get_no_line_and_a_mistake_does(tmp_path, step):
-    from test_mutants import grade
+    from grader_testkit import grade_in_process
 
     from autograder.instructor.wheats import wheats_for
 
@@ -450,7 +452,7 @@ def test_other_steps_wheats_get_no_line_and_a_mistake_does(tmp_path, step):
         sources[f"wheat_{name}"] = source
     if step == "neighbors":
         sources["itself_1d"] = reference_source(step) + NEIGHBORS_1D_ITSELF
-    reports = grade(step, sources, tmp_path, {"flood_size": 300} if step == "flood-fill" else {}, own_tests=False)
+    reports = grade_in_process(step, sources, tmp_path, {"flood_size": 300} if step == "flood-fill" else {})
     for student, graded in reports.items():
         assert graded.graded and graded.problem is None, (student, graded.problem, graded.causes)
         if student == "itself_1d":

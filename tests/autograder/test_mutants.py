@@ -18,7 +18,7 @@ import json
 import re
 
 import pytest
-from grader_testkit import course_without_own_tests
+from grader_testkit import grade_in_process
 from visible_tests import TIMED_OUT, hidden_to_visible, run_visible
 
 from autograder.batch import grade_batch
@@ -55,25 +55,24 @@ def by_step(*values):
     return pytest.param(*values, marks=step_group(values[0]))
 
 
-def grade(assignment: str, sources: dict[str, str], folder, settings: dict, seed: int = SEED,
-          own_tests: bool = True) -> dict:
-    """Grade named sources as one batch; the reports by name. ``own_tests=False``: without the
-    grading of the sources' own tests, where they are not what a test is about."""
+def grade(assignment: str, sources: dict[str, str], folder, settings: dict, seed: int = SEED) -> dict:
+    """Grade named sources as one batch, in sandboxes, as a course grades them; the reports by name."""
     folder.mkdir(parents=True, exist_ok=True)
     for name, source in sources.items():
         (folder / f"{name}.py").write_text(source)
-    course = None if own_tests else course_without_own_tests(assignment)
     result = grade_batch(assignment, sorted(folder.glob("*.py")), folder / "results", jobs=2, seed=seed,
-                         progress=False, settings=settings or None, course=course)
+                         progress=False, settings=settings or None)
     return {r.student: r for r in result.reports}
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     """``graded(assignment)``: the reports of its reference and every mutant, graded once, on the
-    hidden suite alone. The hidden suite's strength is what these tests measure; the students' own
-    tests are another grading, and the references' own tests are graded where they are the subject
-    (test_planted_bugs.py, and the clone's check on the course's scale)."""
+    hidden suite alone and in this process (`grade_in_process`). The hidden suite's strength is
+    what these tests measure: its verdicts on trusted code are a sandbox's (test_inprocess_box.py),
+    and how the sandbox meets wrong code is its own tests' and the red team's subject. The students'
+    own tests are another grading, and the references' own tests are graded where they are the
+    subject (test_planted_bugs.py, and the clone's check on the course's scale)."""
     cache: dict[str, dict] = {}
 
     def reports(assignment: str) -> dict:
@@ -88,7 +87,7 @@ def graded(tmp_path_factory):
             cache[assignment] = {}
             for number, (key, sources) in enumerate(sorted(groups.items())):
                 folder = tmp_path_factory.mktemp(f"{assignment}-{number}")
-                cache[assignment].update(grade(assignment, sources, folder, json.loads(key), own_tests=False))
+                cache[assignment].update(grade_in_process(assignment, sources, folder, json.loads(key), SEED))
         return cache[assignment]
 
     return reports
@@ -157,8 +156,8 @@ def test_without_the_setting_the_size_case_floods_1000x1000(tmp_path):
     """The mutants above flood 300x300 (``SETTINGS``); a grading run without settings, as every
     student's, floods the 1000x1000 field the notebook states."""
     recurses = next(m for m in MUTANTS["flood-fill"] if m.name == "iterative_flood_recurses")
-    report = grade("flood-fill", {recurses.name: mutate(reference_source("flood-fill"), recurses)}, tmp_path, {},
-                   own_tests=False)
+    report = grade_in_process("flood-fill", {recurses.name: mutate(reference_source("flood-fill"), recurses)},
+                              tmp_path, {}, SEED)
     size_case = next(t for t in report[recurses.name].tests if t.id == "test_flood_fill_iterative_1000x1000")
     assert size_case.status == "failed", size_case
     assert "1000x1000 field with one mine in the far corner" in size_case.output, size_case.output
