@@ -32,6 +32,27 @@ def test_check_catches_a_release_that_keeps_the_solutions(monkeypatch):
     assert not leak.ok and "release notebook shows solution code" in leak.detail
 
 
+def test_the_check_holds_the_reference_to_half_the_budget_in_cpu_time():
+    """The budget counts the hidden tests' CPU seconds, and so does the check's "well inside the
+    limit": a reference graded slowly on the clock (a busy machine, its own tests' grading) passes
+    while its hidden tests use under half the budget, and fails once they use more."""
+    from autograder.grading import OWN_TESTS, OWN_TESTS_ID, GradeReport, TestOutcome
+
+    def graded(hidden_seconds: float) -> GradeReport:
+        tests = [TestOutcome("a test", 10, "test_a", 10, "passed", seconds=hidden_seconds / 2),
+                 TestOutcome("another", 10, "test_b", 10, "passed", seconds=hidden_seconds / 2),
+                 TestOutcome(OWN_TESTS, 0, OWN_TESTS_ID, 0, "passed", seconds=40.0)]
+        return GradeReport("reference", "make-board", 20, 20, execution_time=95.0, seed=1, tests=tests)
+
+    def check(hidden_seconds: float):
+        return check_module._check_reference("well inside", lambda: None, lambda _: graded(hidden_seconds), 100.0)[0]
+
+    inside, over = check(49.0), check(51.0)
+    assert inside.ok, inside.detail
+    assert not over.ok, over.detail
+    assert inside.detail.startswith("20/20 in 49.0 s of CPU time (budget 100 s, must stay under half; 95.0 s on the clock")
+
+
 def test_a_project10_minesweeper_py_earns_the_game_part(tmp_path):
     source = reference_submission(get_assignment("neighbors")).source
     game_part = source.split("def neighbors_1d")[0]
