@@ -109,6 +109,9 @@ class FoundTests:
     origin: str  #: "test.py", "your own tests"
     lines: TestsSource | None = None  #: a notebook's: each line's cell and line in it
     problem: str = ""  #: why the tests are not run at all (a file too large to read)
+    #: the name the student gave the file the tests were read from, where the tests' sandbox holds
+    #: them under another ("" when the two are the same)
+    shown: str = ""
 
     @property
     def source(self) -> str:
@@ -120,7 +123,7 @@ class FoundTests:
             return ""
         if self.lines is not None:
             return self.lines.where(line)
-        return f"{self.file.filename}, line {line}"
+        return f"{self.shown or self.file.filename}, line {line}"
 
 
 def tests_source(
@@ -154,8 +157,11 @@ def tests_source(
     stripped = without_names(graded_source, assignment.names)
     if stripped is None or not _defines_tests(stripped):
         return None
-    name = graded_file.name if graded_file is not None and graded_file.suffix == ".py" else "tests.py"
-    return FoundTests(TestsFile(stripped, name, None, MODULE, as_names=True), "your own tests")
+    # The tests' sandbox holds them as tests.py whatever the graded file is called: under the
+    # student's own name they could be taken for a module the tests import (a lab.py is the stand-ins'
+    # module, lab) or for one pytest reads (conftest.py), and no test would be found.
+    name = graded_file.name if graded_file is not None and graded_file.suffix == ".py" else ""
+    return FoundTests(TestsFile(stripped, "tests.py", None, MODULE, as_names=True), "your own tests", shown=name)
 
 
 def _read_nofollow(path: Path) -> str | None:

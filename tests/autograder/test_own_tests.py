@@ -562,6 +562,26 @@ def test_the_tests_are_found_beside_a_lab_file_or_in_the_graded_code(tmp_path: P
     assert found.source.splitlines().index("def test_mine():") == mixed.splitlines().index("def test_mine():")
 
 
+@pytest.mark.parametrize("name", ["lab.py", "conftest.py", "submission.py"])
+def test_tests_in_the_graded_code_run_whatever_its_file_is_called(tmp_path: Path, library, name):
+    """Tests written in the graded file itself run, and their lines are named after that file,
+    whatever the student called it: a lab.py is also the name of the stand-ins' module, and pytest
+    reads a conftest.py as its own."""
+    graded = tmp_path / name
+    source = REFERENCE + (
+        "\n\ndef test_dig_opens_one_cell():\n    assert HyperMinesGame([2], [[0]]).dig([1]) == 1\n"
+        "\n\ndef test_wrong():\n    assert HyperMinesGame([2], [[0]]).dig([1]) == 2\n")
+    graded.write_text(source)
+    found = own_tests.tests_source(HYPERMINES, source, graded)
+    assert found is not None and found.file.filename == "tests.py" and found.shown == name
+    result = own_tests.grade_own_tests(HYPERMINES, found, seed=1, library=library)
+    by_name = verdicts(result)
+    assert set(by_name) == {"test_dig_opens_one_cell", "test_wrong"}, result.feedback()
+    assert by_name["test_dig_opens_one_cell"].valid and not by_name["test_wrong"].valid, result.feedback()
+    wrong_line = source.splitlines().index("    assert HyperMinesGame([2], [[0]]).dig([1]) == 2") + 1
+    assert f"({name}, line {wrong_line})" in result.feedback(), result.feedback()
+
+
 def test_the_seed_orders_the_runs_and_not_the_verdicts(library, good):
     first, second = good, grade(GOOD, library, seed=99)
     assert [(t.name, t.valid, t.caught) for t in first.tests] == [(t.name, t.valid, t.caught) for t in second.tests]
