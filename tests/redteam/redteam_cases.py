@@ -1134,17 +1134,20 @@ IDLE_OR_WALL_AT_LOAD = (r"time limit exceeded while loading the submission \(wal
 
 def _lie_in_dig(body: str, method: str = "dig") -> str:
     """``method`` (dig) answers with a forged frame; the runner's own answer to that call is then
-    dropped, so the child stays alive and in step with the grader."""
+    dropped (the next write of the runtime's ``protocol``), so the child stays alive and in step
+    with the grader."""
     return FORGE + f'''
-_runner = _unhook()
+_unhook()
+_protocol = _sys.modules['protocol']
+_write_all = _protocol.write_all
 
 
-def _drop_once(reply):
-    del _runner.reply
+def _drop_once(fd, data):
+    _protocol.write_all = _write_all
 
 
 def _lying_dig(self, *args, **kwargs):
-    _runner.reply = _drop_once
+    _protocol.write_all = _drop_once
     _send({body}, exit_after=False)
     return 0
 
