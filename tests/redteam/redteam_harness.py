@@ -12,6 +12,7 @@ What the harness watches while a batch runs, from outside the sandboxes:
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import pwd
@@ -30,6 +31,7 @@ from pathlib import Path
 
 from autograder.assignments import get_assignment, instructor_dir, notebooks_dir, originals_dir
 from autograder.grading import GradeReport
+from autograder.own_tests import tests_source
 from autograder.references import reference_submission
 from autograder.report import STAMP, student_dir
 
@@ -406,7 +408,7 @@ class Run:
 def build_submissions(stage: Stage, mode: str, assignment: str, battery: list[cases.Case], folder: Path,
                       results: Path) -> None:
     """One folder per case, each holding ``lab.py`` (or a notebook, a link, a FIFO; for a
-    "reference-source" case, the assignment's reference as ``lab.py``)."""
+    "reference-source" case, the assignment's reference as ``lab.py``, without its own tests)."""
     reference = (instructor_dir() / "reference" / "hypermines.py").read_text(encoding="utf-8")
     values = stage.values(mode, assignment, results, folder)
     notebook = get_assignment(assignment).notebook_path
@@ -423,9 +425,26 @@ def build_submissions(stage: Stage, mode: str, assignment: str, battery: list[ca
         elif case.kind == "notebook-source":
             shutil.copyfile(notebook, student / notebook.name)
         elif case.kind == "reference-source":
-            target.write_text(reference_submission(get_assignment(assignment)).source, encoding="utf-8")
+            target.write_text(solution_alone(assignment), encoding="utf-8")
         else:
             target.write_bytes(case.text(values, reference))
+
+
+def solution_alone(assignment: str) -> str:
+    """The step's reference without the tests its notebook's solution cells hold (its top-level
+    ``test*`` functions, each up to the next definition): a file the grader finds no own tests in,
+    so grading it costs no sandbox per implementation."""
+    source = reference_submission(get_assignment(assignment)).source
+    body = ast.parse(source).body
+    lines = source.splitlines(keepends=True)
+    starts = [(n.decorator_list[0] if getattr(n, "decorator_list", None) else n).lineno - 1 for n in body]
+    for index in reversed(range(len(body))):
+        node = body[index]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            del lines[starts[index]:starts[index + 1] if index + 1 < len(body) else len(lines)]
+    alone = "".join(lines)
+    assert tests_source(get_assignment(assignment), alone, None) is None, f"own tests left in {assignment}'s reference"
+    return alone
 
 
 def _readable(path: Path) -> None:
