@@ -51,7 +51,7 @@ for _folder in ("autograder", "notebooks", "redteam"):
 # The fixtures of tests/autograder, tests/notebooks and tests/redteam.
 pytest_plugins = ["grader_fixtures", "notebook_fixtures", "redteam_fixtures"]
 
-from browser.support import CHROMIUM, CHROMIUM_ARGS, Lab, Notebook, end_lab_test, load_lab, open_notebook  # noqa: E402
+from browser.support import CHROMIUM, CHROMIUM_ARGS, Lab, Notebook, end_lab_test, failure_shot, load_lab, open_notebook  # noqa: E402
 from group_scheduling import GroupScheduling  # noqa: E402
 from memory_bound import NOTES_VARIABLE, MemoryWatch, bound_from_environment, release_frames  # noqa: E402
 from minesweeper_kit.shutdown import die_with_parent, stop_on_sigterm  # noqa: E402
@@ -86,7 +86,8 @@ WORKERS: dict[str, int] = {}
 MEMORY: MemoryWatch | None = None
 # The folder of the workers' notes, on a controller that made one.
 NOTES = pytest.StashKey[str]()
-# On a test whose call failed: the page fixture's teardown then loads the session's JupyterLab again.
+# On a test whose call failed: the page fixture's teardown then screenshots the page (and loads the
+# session's JupyterLab again, if the test used it).
 FAILED = pytest.StashKey[bool]()
 
 
@@ -298,16 +299,21 @@ def lab_page(browser, lab):
 @pytest.fixture
 def page(browser, request):
     """The page a test drives: for a test that uses the lab, the session's JupyterLab page, its
-    documents closed and its kernels ended after the test; for any other, a context of its own."""
+    documents closed and its kernels ended after the test; for any other, a context of its own.
+    A failed test leaves a screenshot of it in test-artifacts/browser/."""
     if "lab" in request.fixturenames:
         lab, page = request.getfixturevalue("lab"), request.getfixturevalue("lab_page")
         yield page
-        end_lab_test(page, lab, failed=request.node.stash.get(FAILED, False))
+        if failed := request.node.stash.get(FAILED, False):
+            failure_shot(page, request.node.nodeid)
+        end_lab_test(page, lab, failed)
         return
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.set_default_timeout(60_000)
     yield page
+    if request.node.stash.get(FAILED, False):
+        failure_shot(page, request.node.nodeid)
     context.close()
 
 

@@ -4,9 +4,14 @@ The server starts once per test session in a temporary folder with a token and i
 end (the token reaches it through a file named in JUPYTER_TOKEN_FILE, never on its command line,
 which every user of the machine can read); every test writes its notebook into that folder, opens
 it in Chromium, runs its cells one by one and reads the Python side back by re-running a probe cell
-that prints JSON.
-Screenshots of each step go to test-artifacts/browser/. The session fixtures that start the
-server and the browser are in tests/conftest.py, shared by every folder that drives a browser.
+that prints JSON. The session fixtures that start the server and the browser are in
+tests/conftest.py, shared by every folder that drives a browser.
+
+Screenshots go to test-artifacts/browser/: one of the page a browser test failed on (failure_shot),
+and those of a step that went wrong or needed help (a run lost and given again, a cell that did not
+start), always; those of every step of a passing test only when asked, with
+MINESWEEPER_SCREENSHOTS=1 in the environment (`MINESWEEPER_SCREENSHOTS=1 make test`), as they cost
+time and no test reads them.
 
 JupyterLab is loaded once per session, too, in one page (the fixture lab_page): loading the whole
 app costs more than most tests, and what a test looks at is its notebook, not the app's boot. Each
@@ -44,6 +49,29 @@ CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser"
+
+
+def screenshots_asked() -> bool:
+    """Whether the steps of passing tests are screenshot too (MINESWEEPER_SCREENSHOTS=1)."""
+    return os.environ.get("MINESWEEPER_SCREENSHOTS", "") not in ("", "0")
+
+
+def step_shot(page, name: str, full_page: bool = False, always: bool = False) -> Path | None:
+    """A screenshot of the page as test-artifacts/browser/<name>.png: when asked, or `always` (a step
+    that went wrong or needed help)."""
+    if not (always or screenshots_asked()):
+        return None
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full_page)
+    return path
+
+
+def failure_shot(page, test: str) -> None:
+    """One screenshot of the page a browser test failed on, named after the test. It is there to
+    diagnose the failure, so a page that cannot be screenshot any more fails nothing."""
+    with contextlib.suppress(Exception):
+        step_shot(page, "failed-" + re.sub(r"[^\w.-]+", "-", test.removeprefix("tests/")).strip("-"), always=True)
 
 
 class Lab:
@@ -140,7 +168,6 @@ class Notebook:
         self.name = name
         self.step = 0
         self.probes = 0
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
 
     def cell(self, index: int):
         return self.page.locator(".jp-NotebookPanel:visible .jp-Notebook .jp-Cell").nth(index)
@@ -166,7 +193,7 @@ class Notebook:
                 break
             except Exception:
                 if attempt == 3:
-                    self.shot(f"cell-{index}-did-not-run")
+                    self.shot(f"cell-{index}-did-not-run", always=True)
                     raise
         self.page.wait_for_function(
             "([el, before]) => el.textContent !== before && /\\[\\d+\\]/.test(el.textContent)",
@@ -188,11 +215,11 @@ class Notebook:
         assert match, f"no JSON in the probe's output: {text!r}"
         return json.loads(match.group(0))
 
-    def shot(self, what: str) -> Path:
+    def shot(self, what: str, always: bool = False) -> Path | None:
+        """A screenshot of the notebook at a step, numbered: when asked (MINESWEEPER_SCREENSHOTS),
+        or `always`, at a step that went wrong or needed help."""
         self.step += 1
-        path = ARTIFACTS / f"{self.name}-{self.step:02d}-{what}.png"
-        self.page.screenshot(path=str(path))
-        return path
+        return step_shot(self.page, f"{self.name}-{self.step:02d}-{what}", always=always)
 
 
 def run_coroutine(coroutine):
@@ -236,7 +263,7 @@ def run_all_cells(page, notebook: Notebook, timeout: float = 600) -> list[str]:
         missed = stopped is not None and "*" in texts[stopped]  # the page missed that cell's end
         if stopped is None or (not missed and stopped > 0 and _has_error(page, stopped - 1)):
             return texts
-        notebook.shot("run-lost-resumed")
+        notebook.shot("run-lost-resumed", always=True)
         page.locator(".jp-NotebookPanel .jp-CodeCell").nth(stopped).locator(".jp-InputArea-prompt").click()
         _run_from_menu(page, notebook, "Run Selected Cell and All Below", prompts, ran=stopped)
     return _wait_for_run(page, notebook, prompts, deadline)
@@ -261,7 +288,7 @@ def _run_from_menu(page, notebook: Notebook, item: str, prompts: str, ran: int =
             page.wait_for_function(started, timeout=15_000)
             return
         except Exception:
-            notebook.shot("run-did-not-start")
+            notebook.shot("run-did-not-start", always=True)
             if attempt == 3:
                 raise
 
@@ -289,10 +316,10 @@ def _wait_for_run(page, notebook: Notebook, prompts: str, deadline: float) -> li
         if (texts, shown) != last:
             last, changed = (texts, shown), time.monotonic()
         elif time.monotonic() - changed > 60 and _kernel_idle_on_server(page, notebook):
-            notebook.shot("run-end-missed-by-the-page")
+            notebook.shot("run-end-missed-by-the-page", always=True)
             return texts
         time.sleep(0.5)
-    notebook.shot("run-all-timeout")
+    notebook.shot("run-all-timeout", always=True)
     raise AssertionError(f"Run All did not finish in time: the page shows the kernel {shown!r} and the "
                          f"prompts {texts}; the server shows it {_kernel_states(page, notebook)}")
 
@@ -415,8 +442,9 @@ def click_cell(board, row: int, col: int, button: str = "left") -> None:
     canvas.click(button=button, position={"x": (col + 0.5) * size, "y": (row + 0.5) * size})
 
 
-__all__ = ["Lab", "Notebook", "act", "board_locator", "click_cell", "end_lab_test", "load_lab", "open_in_lab",
-           "run_all_cells", "run_coroutine", "version", "wait_for_kernel", "wait_update_after"]
+__all__ = ["Lab", "Notebook", "act", "board_locator", "click_cell", "end_lab_test", "failure_shot", "load_lab",
+           "open_in_lab", "run_all_cells", "run_coroutine", "step_shot", "version", "wait_for_kernel",
+           "wait_update_after"]
 
 
 def open_page(page, path: Path) -> tuple[list[str], list[str]]:

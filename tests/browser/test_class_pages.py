@@ -2,7 +2,7 @@
 
 Both pages must work with no server and no network, so each is opened as a file:// address while
 every request the page makes is recorded: only the page itself (and data: addresses) may be asked
-for. Screenshots go to test-artifacts/browser/.
+for. Screenshots go to test-artifacts/browser/ when asked (MINESWEEPER_SCREENSHOTS=1, support.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from autograder.batch_report import write_report
 from autograder.report import student_dir
 from minesweeper_kit.tournament import run_tournament
 
-from .support import ARTIFACTS, assert_offline, open_page
+from .support import assert_offline, open_page, step_shot
 
 pytestmark = pytest.mark.browser
 
@@ -35,8 +35,7 @@ def test_tournament_page(page, tmp_path):
                    results_dir=results, progress=False)
     path = results / "tournament.html"
     errors, requests = open_page(page, path)
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "class-tournament.png"), full_page=True)
+    step_shot(page, "class-tournament", full_page=True)
     assert errors == []
     assert_offline(requests, path)
     rows = page.locator("table#leaderboard tbody tr")
@@ -79,7 +78,7 @@ def test_batch_report_page(page, tmp_path):
     write_result(root, "di", [False, False, False], 0.1, problem="the submission could not be loaded: SyntaxError")
     path, _ = write_report(root)
     errors, requests = open_page(page, path)
-    page.screenshot(path=str(ARTIFACTS / "class-batch-report.png"), full_page=True)
+    step_shot(page, "class-batch-report", full_page=True)
     assert errors == []
     assert_offline(requests, path)
     for figure in ("scores", "pass-rates", "times"):

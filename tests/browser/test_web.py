@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from .support import ARTIFACTS, act
+from .support import act, step_shot
 
 pytestmark = pytest.mark.browser
 
@@ -30,7 +30,7 @@ def test_play_web_serves_a_board_page_and_stops_on_interrupt(page):
         page.goto(url)
         board = page.locator(".msk-board")
         board.locator("canvas").wait_for(timeout=120_000)
-        page.screenshot(path=str(ARTIFACTS / "web-01-fresh.png"))
+        step_shot(page, "web-01-fresh")
         assert board.get_attribute("data-view") == "/".join(["#" * 9] * 9)
         assert board.locator(".msk-seed").text_content() == "seed 5"
         assert page.locator(".jp-InputArea").count() == 0  # the page shows no code
@@ -39,7 +39,7 @@ def test_play_web_serves_a_board_page_and_stops_on_interrupt(page):
         assert rows[4][4] != "#"
         covered = next((r, c) for r in range(9) for c in range(9) if rows[r][c] == "#")
         act(page, board, *covered, button="right")
-        page.screenshot(path=str(ARTIFACTS / "web-02-played.png"))
+        step_shot(page, "web-02-played")
         assert board.get_attribute("data-view").split("/")[covered[0]][covered[1]] == "F"
         assert board.locator(".msk-mines-left").text_content() == "009"
     finally:

@@ -7,7 +7,8 @@ One JupyterLab and one Chromium serve the whole session (tests/conftest.py), and
 holds JupyterLab: each step's notebook opens in the running app, as from its file browser, with a
 kernel of its own, rather than loading the whole app again for every step (tests/browser/support.py
 says why; the app's boot is still exercised, by the session's first browser test and by Notebook 7).
-Screenshots of each step go to test-artifacts/browser/.
+Screenshots of each step go to test-artifacts/browser/ when asked (MINESWEEPER_SCREENSHOTS=1), those
+of a run that went wrong always.
 """
 import re
 import time
@@ -79,7 +80,7 @@ def run_all(page, notebook: Notebook, timeout: float = 420) -> None:
             break
         except Exception:
             if attempt == 3:
-                notebook.shot("run-all-did-not-start")
+                notebook.shot("run-all-did-not-start", always=True)
                 raise
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -90,12 +91,12 @@ def run_all(page, notebook: Notebook, timeout: float = 420) -> None:
             time.sleep(1)  # no cell running, some never ran: an error stopped the run
             texts = page.locator(prompts).all_text_contents()
             if not any("*" in t for t in texts) and not all(re.search(r"\[\d+\]", t) for t in texts):
-                notebook.shot("run-all-stopped")
+                notebook.shot("run-all-stopped", always=True)
                 errors = page.locator(".jp-NotebookPanel .jp-OutputArea-output[data-mime-type="
                                       "'application/vnd.jupyter.stderr']").all_text_contents()
                 raise AssertionError("Run All stopped early:\n" + "\n".join(e[-1500:] for e in errors))
         time.sleep(0.5)
-    notebook.shot("run-all-timeout")
+    notebook.shot("run-all-timeout", always=True)
     raise AssertionError(f"Run All did not finish within {timeout:g} s")
 
 
