@@ -75,7 +75,7 @@ SLOW_FILES = ("tests/redteam/", "tests/test_signals.py", "tests/test_lab.py", "t
 # rest follow in file order.
 LONG_GROUPS = ("browser", "nbgrader", "tests/notebooks/test_workspace.py", "mutants-flood-fill", "redteam",
                "mutants-bots", "tests/test_stands_alone.py", "tests/test_autograder_install.py",
-               "tests/notebooks/test_workspace_settings.py", "tests/autograder/test_deterministic_grades.py",
+               "tests/autograder/test_deterministic_grades.py",
                "tests/autograder/test_mutants.py", "mutants-neighbors", "mutants-hypermines", "mutants-make-board",
                "tests/autograder/test_hostile.py", "tests/autograder/test_nbgrader_course.py")
 
