@@ -365,6 +365,25 @@ def _python_roots() -> list[str]:
     return sorted(r for r in roots if r not in ("/", "/usr") and os.path.isdir(r))
 
 
+def executable_links() -> list[tuple[str, str]]:
+    """The symbolic links from this interpreter's path to the file it runs, each as (where it is,
+    what it says), its folders resolved as the sandbox shows them.
+
+    A venv made from a distribution's Python reaches the binary through several
+    (``.venv/bin/python`` to ``python3`` to ``/usr/bin/python3`` to ``python3.11``); the sandbox
+    must show each one, not only the file at the end, or the venv's python is not found."""
+    links = []
+    path = python_in_sandbox()
+    for _ in range(40):  # the kernel's own limit on links followed
+        if not os.path.islink(path):
+            break
+        target = os.readlink(path)
+        links.append((path, target))
+        folder, name = os.path.split(os.path.join(os.path.dirname(path), target))
+        path = os.path.join(os.path.realpath(folder), name)
+    return links
+
+
 def site_paths() -> list[str]:
     """The installation's package folders on ``sys.path`` (a venv's, the base's, a user site).
 
@@ -456,6 +475,10 @@ class _MountPlan:
         if not any(executable.startswith(s + "/") for s in self.shown):
             self.parents(executable)
             self.command += ["--ro-bind", executable, executable]
+        for link, target in executable_links():
+            if not self.is_shown(link):
+                self.parents(link)
+                self.command += ["--symlink", target, link]
 
     def switch_user(self, uid: int, argv: list[str]) -> list[str]:
         """Show ``setpriv`` and give bwrap the capabilities it needs to run ``argv`` as host user

@@ -28,14 +28,12 @@ pytestmark = pytest.mark.venv
 RUN_CLI = "import sys; from autograder.cli import main; sys.exit(main())"
 
 
-@pytest.fixture
-def temp_venv():
-    """A venv in a fresh folder of the system temp dir, readable by every user, that sees this
-    run's packages (the kit's editable install included) without installing anything."""
-    base = Path(tempfile.mkdtemp(prefix="kit-venv-"))
-    os.chmod(base, 0o755)
+def make_venv(base: Path, interpreter: str) -> tuple[Path, Path]:
+    """A venv made by ``interpreter`` in ``base`` that sees this run's packages (the kit's
+    editable install included) without installing anything, and a folder holding a correct
+    ``lab.py``: the venv's python and that folder."""
     venv = base / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    subprocess.run([interpreter, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
     purelib = subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
@@ -48,7 +46,15 @@ def temp_venv():
     shutil.copy(instructor_dir() / "reference" / "hypermines.py", work / "alice" / "lab.py")
     os.chmod(work, 0o777)
     os.chmod(work / "alice", 0o755)
-    yield python, work
+    return python, work
+
+
+@pytest.fixture
+def temp_venv():
+    """A venv in a fresh folder of the system temp dir, readable by every user."""
+    base = Path(tempfile.mkdtemp(prefix="kit-venv-"))
+    os.chmod(base, 0o755)
+    yield make_venv(base, sys.executable)
     shutil.rmtree(base, ignore_errors=True)
 
 
@@ -94,6 +100,28 @@ def test_a_venv_under_the_temp_folder_grades_as_an_ordinary_user(temp_venv, tmp_
     assert (work / "results-user").stat().st_uid == UNPRIVILEGED_UID, "the grade did not run as the ordinary user"
     assert results["score"] == 20, results
     assert all(test["status"] == "passed" for test in results["tests"])
+
+
+def test_a_venv_whose_interpreter_is_reached_through_links_grades():
+    """A distribution's venv reaches its binary through links in folders the sandbox does not show
+    whole (``.venv/bin/python3`` to ``/usr/bin/python3`` to ``python3.11``): each link must be
+    there inside, or the venv's python is not found and nothing is graded."""
+    if os.geteuid() != 0:
+        pytest.fail("this test grades as root: run the suite as root (make test does, in CI)")
+    base = Path(tempfile.mkdtemp(prefix="kit-venv-"))
+    try:
+        os.chmod(base, 0o755)
+        links = base / "links"
+        links.mkdir(mode=0o755)
+        binary = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
+        (links / "python3").symlink_to(binary)  # the one link outside the venv and the binary's folder
+        python, work = make_venv(base, str(links / "python3"))
+        assert os.readlink(python.parent / "python3") == str(links / "python3"), "the venv does not use the link"
+        done, results = grade([], python, work, "results-linked")
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    assert done.returncode == 0, done.stderr
+    assert results["score"] == 20, results
 
 
 def test_doctor_names_an_interpreter_the_sandbox_cannot_run(temp_venv):
