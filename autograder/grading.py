@@ -37,7 +37,7 @@ from minesweeper_kit.sandbox.inprocess import IN_PROCESS, InProcessBox
 
 from .api_detection import OtherAPI, other_api
 from .assignments import Assignment, InstructorMaterialMissing, instructor_dir, originals_dir
-from .misconceptions import misconception_for
+from .misconceptions import OWN_TESTS_ID, misconception_for
 from .statuses import GRADED, NOT_GRADED, NOT_SUBMITTED
 from .submission import Submission
 from .suite import NOTE, Mismatch
@@ -654,8 +654,9 @@ def _reference_passes(
     return _REFERENCE_RUNS[key]
 
 
-#: The name and id of the result that holds the student's own tests (after the hidden tests).
-OWN_TESTS, OWN_TESTS_ID = "Your own tests", "own_tests"
+#: The name of the result that holds the student's own tests (after the hidden tests); its id,
+#: OWN_TESTS_ID, is defined with the misconception matching, which must leave it out.
+OWN_TESTS = "Your own tests"
 #: What the own-tests result says when the import rule refused the whole file.
 OWN_TESTS_REFUSED = "not run: your file was refused for an import the assignment does not allow, so it scores 0"
 

@@ -27,7 +27,8 @@ from typing import Any
 
 __all__ = ["LINE", "OWN_TESTS_ID", "likely_misconception", "matches", "misconception_for", "misconception_line"]
 
-#: The id of the result that holds the student's own tests (``grading.py``), left out of the match.
+#: The id of the result that holds the student's own tests, left out of the match; the grader
+#: (``grading.py``, which imports this module) gives that result this id.
 OWN_TESTS_ID = "own_tests"
 #: The feedback's line, from the chaff's ``bug`` and ``hint``.
 LINE = "Likely misconception: {bug}. Hint: {hint}"
