@@ -5,7 +5,15 @@
 # Everything they need is installed from here: Python packages through pyproject.toml,
 # Debian's chromium, bubblewrap and nodejs through apt when they are missing and we are root.
 
-PYTHON ?= python3
+# The interpreter .venv is made with: the distribution's own (SYSTEM_PYTHON) when it is 3.10 or newer
+# and can make a venv, else python3 on PATH; `make PYTHON=...` picks another. Distributions build their
+# Python with profile-guided and link-time optimisation; one built from source with the defaults (as
+# pyenv does) has neither, and the suite's work costs it about a sixth more CPU (BENCHMARKS.md).
+SYSTEM_PYTHON ?= /usr/bin/python3
+ifeq ($(origin PYTHON),undefined)
+PYTHON := $(shell $(SYSTEM_PYTHON) -c 'import sys, ensurepip, venv; sys.exit(sys.version_info < (3, 10))' \
+            >/dev/null 2>&1 && echo $(SYSTEM_PYTHON) || echo python3)
+endif
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
@@ -31,7 +39,8 @@ LINT_PATHS := minesweeper_kit autograder
 
 help:
 	@echo "make lab         create .venv, install the kit with JupyterLab, build the student versions once"
-	@echo "                 into workspace/ (yours are never overwritten) and start JupyterLab there"
+	@echo "                 into workspace/ (yours are never overwritten) and start JupyterLab there;"
+	@echo "                 .venv is made with $(PYTHON) (PYTHON=... picks another)"
 	@echo "make lab-source  the same JupyterLab on notebooks/, the source versions with every solution (instructors)"
 	@echo "make lint        ruff check, ruff format --check and mypy on minesweeper_kit/ and autograder/"
 	@echo "make check       the quick loop while working: make lint, then the tests that need no browser, no nbgrader"

@@ -44,3 +44,29 @@ def test_a_missing_program_that_apt_cannot_install_stops_make_and_names_its_pack
     for package in PACKAGES.values():
         assert f"install Debian's '{package}' package (as root: apt-get install {package})" in done.stdout, done.stdout
     assert "installing" not in done.stdout
+
+
+def chosen_python(tmp_path: Path, *settings: str, env: dict[str, str] | None = None) -> str:
+    """The interpreter the Makefile would make .venv with."""
+    shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
+    done = subprocess.run([shutil.which("make") or "make", "--no-print-directory", "--eval",
+                           "show-python: ; @echo $(PYTHON)", "show-python", *settings],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env or dict(os.environ))
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_the_venv_is_made_with_the_distributions_python_when_it_can_make_one(tmp_path):
+    """The distribution's optimised build first; python3 on PATH where it is missing, too old or
+    cannot make a venv; PYTHON, on the command line or in the environment, wins."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHON"}
+    fake = tmp_path / "old-python3"
+    fake.write_text("#!/bin/sh\nexec python3 -c 'import sys; sys.exit(1)'\n")  # a Python too old or without venv
+    fake.chmod(0o755)
+    usable = subprocess.run(["/usr/bin/python3", "-c", "import sys, ensurepip, venv; sys.exit(sys.version_info < (3, 10))"],
+                            capture_output=True).returncode == 0 if Path("/usr/bin/python3").exists() else False
+    assert chosen_python(tmp_path, env=env) == ("/usr/bin/python3" if usable else "python3")
+    assert chosen_python(tmp_path, f"SYSTEM_PYTHON={fake}", env=env) == "python3"
+    assert chosen_python(tmp_path, f"SYSTEM_PYTHON={tmp_path / 'none'}", env=env) == "python3"
+    assert chosen_python(tmp_path, "PYTHON=/opt/python3.12", env=env) == "/opt/python3.12"
+    assert chosen_python(tmp_path, env={**env, "PYTHON": "/opt/python3.13"}) == "/opt/python3.13"
