@@ -50,12 +50,18 @@ def make_venv(base: Path, interpreter: str) -> tuple[Path, Path]:
 
 
 @pytest.fixture
-def temp_venv():
-    """A venv in a fresh folder of the system temp dir, readable by every user."""
+def temp_base():
+    """A fresh folder of the system temp dir, readable by every user."""
     base = Path(tempfile.mkdtemp(prefix="kit-venv-"))
     os.chmod(base, 0o755)
-    yield make_venv(base, sys.executable)
+    yield base
     shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def temp_venv(temp_base):
+    """A venv there, made by this run's interpreter."""
+    return make_venv(temp_base, sys.executable)
 
 
 def grade(prefix: list[str], python: Path, work: Path, name: str) -> tuple[subprocess.CompletedProcess, dict]:
@@ -102,24 +108,19 @@ def test_a_venv_under_the_temp_folder_grades_as_an_ordinary_user(temp_venv, tmp_
     assert all(test["status"] == "passed" for test in results["tests"])
 
 
-def test_a_venv_whose_interpreter_is_reached_through_links_grades():
+def test_a_venv_whose_interpreter_is_reached_through_links_grades(temp_base):
     """A distribution's venv reaches its binary through links in folders the sandbox does not show
     whole (``.venv/bin/python3`` to ``/usr/bin/python3`` to ``python3.11``): each link must be
     there inside, or the venv's python is not found and nothing is graded."""
     if os.geteuid() != 0:
         pytest.fail("this test grades as root: run the suite as root (make test does, in CI)")
-    base = Path(tempfile.mkdtemp(prefix="kit-venv-"))
-    try:
-        os.chmod(base, 0o755)
-        links = base / "links"
-        links.mkdir(mode=0o755)
-        binary = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
-        (links / "python3").symlink_to(binary)  # the one link outside the venv and the binary's folder
-        python, work = make_venv(base, str(links / "python3"))
-        assert os.readlink(python.parent / "python3") == str(links / "python3"), "the venv does not use the link"
-        done, results = grade([], python, work, "results-linked")
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    links = temp_base / "links"
+    links.mkdir(mode=0o755)
+    binary = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
+    (links / "python3").symlink_to(binary)  # the one link outside the venv and the binary's folder
+    python, work = make_venv(temp_base, str(links / "python3"))
+    assert os.readlink(python.parent / "python3") == str(links / "python3"), "the venv does not use the link"
+    done, results = grade([], python, work, "results-linked")
     assert done.returncode == 0, done.stderr
     assert results["score"] == 20, results
 

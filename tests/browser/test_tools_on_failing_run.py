@@ -14,6 +14,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from notebook_tools import NO_OWN_TESTS, OWN_TESTS
 
@@ -88,7 +89,7 @@ def outputs_once_shown(notebook: Notebook, index: int, text: str, timeout_ms: in
     look over (every cell numbered) a moment before the last cells' text is on the page."""
     try:
         notebook.cell(index).locator(".jp-OutputArea-output", has_text=text).first.wait_for(timeout=timeout_ms)
-    except Exception:  # never shown: the caller's assertion says what the cell shows instead
+    except PlaywrightTimeout:  # never shown: the caller's assertion says what the cell shows instead
         pass
     return outputs(notebook, index)
 
