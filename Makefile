@@ -35,7 +35,7 @@ PYTEST := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(CURDIR)/$(VENV)/p
 # What `make lint` checks with ruff and mypy.
 LINT_PATHS := minesweeper_kit autograder
 
-.PHONY: lab lab-source lint check test bench release chromium bubblewrap node clean help
+.PHONY: lab lab-source lint check test bench release chromium bubblewrap node clean help venv-made-with
 
 help:
 	@echo "make lab         create .venv, install the kit with JupyterLab, build the student versions once"
@@ -56,11 +56,18 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 
-$(VENV)/.installed-lab: pyproject.toml | $(VENV)/bin/python
+# A .venv made earlier is kept whatever PYTHON says now (it may hold packages of its own), so a
+# .venv made with another interpreter is said once per command: `make clean` is what remakes it.
+venv-made-with:
+	@made=$$($(PY) -c 'import os, sys; print(os.path.realpath(sys._base_executable))' 2>/dev/null) || exit 0; \
+	wanted=$$($(PYTHON) -c 'import os, sys; print(os.path.realpath(sys.executable))' 2>/dev/null) || exit 0; \
+	[ "$$made" = "$$wanted" ] || echo "note: $(VENV) was made with $$made, not with $(PYTHON) ($$wanted); 'make clean' remakes it"
+
+$(VENV)/.installed-lab: pyproject.toml | $(VENV)/bin/python venv-made-with
 	$(PIP) install --quiet -e '.[lab]'
 	@touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/python
+$(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/python venv-made-with
 	$(PIP) install --quiet -e '.[test]'
 	@touch $@ $(VENV)/.installed-lab
 

@@ -1,11 +1,13 @@
 """The Makefile's checks for the Debian programs `make test` needs: found, each is named; missing
-where nothing can install it, each is named with the package to install, and `make` stops."""
+where nothing can install it, each is named with the package to install, and `make` stops. And the
+interpreter `.venv` is made with: which one is chosen, and an existing `.venv` made with another."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,3 +72,27 @@ def test_the_venv_is_made_with_the_distributions_python_when_it_can_make_one(tmp
     assert chosen_python(tmp_path, f"SYSTEM_PYTHON={tmp_path / 'none'}", env=env) == "python3"
     assert chosen_python(tmp_path, "PYTHON=/opt/python3.12", env=env) == "/opt/python3.12"
     assert chosen_python(tmp_path, env={**env, "PYTHON": "/opt/python3.13"}) == "/opt/python3.13"
+
+
+def test_a_venv_made_with_another_interpreter_is_kept_and_said(tmp_path):
+    """`.venv` is never remade behind the user's back, but one made with another interpreter than
+    the one PYTHON names is said, with how to remake it; nothing is said when they agree, or when
+    there is no `.venv` yet."""
+    shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
+    base = os.path.realpath(sys._base_executable)  # the interpreter beneath the suite's own venv
+    other = tmp_path / "other-python"
+    other.write_text("#!/bin/sh\necho /opt/other/bin/python3.12\n")  # answers as another interpreter would
+    other.chmod(0o755)
+
+    def said(python: str) -> str:
+        done = subprocess.run([shutil.which("make") or "make", "--no-print-directory", "venv-made-with",
+                               f"PYTHON={python}"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert said(str(other)) == ""  # no .venv yet
+    subprocess.run([base, "-m", "venv", "--without-pip", str(tmp_path / ".venv")], check=True, timeout=120)
+    assert said(base) == ""
+    note = said(str(other))
+    assert f".venv was made with {base}, not with {other} (/opt/other/bin/python3.12)" in note
+    assert "'make clean' remakes it" in note
