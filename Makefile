@@ -57,9 +57,11 @@ $(VENV)/bin/python:
 	$(PIP) install --quiet --upgrade pip
 
 # A .venv made earlier is kept whatever PYTHON says now (it may hold packages of its own), so a
-# .venv made with another interpreter is said once per command: `make clean` is what remakes it.
+# .venv made with another interpreter is said once per command (not again by the `make lint` that
+# `make test` runs): `make clean` is what remakes it.
 venv-made-with:
-	@made=$$($(PY) -c 'import os, sys; print(os.path.realpath(sys._base_executable))' 2>/dev/null) || exit 0; \
+	@[ "$(MAKELEVEL)" = 0 ] || exit 0; \
+	made=$$($(PY) -c 'import os, sys; print(os.path.realpath(sys._base_executable))' 2>/dev/null) || exit 0; \
 	wanted=$$($(PYTHON) -c 'import os, sys; print(os.path.realpath(sys.executable))' 2>/dev/null) || exit 0; \
 	[ "$$made" = "$$wanted" ] || echo "note: $(VENV) was made with $$made, not with $(PYTHON) ($$wanted); 'make clean' remakes it"
 

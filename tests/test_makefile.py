@@ -84,9 +84,13 @@ def test_a_venv_made_with_another_interpreter_is_kept_and_said(tmp_path):
     other.write_text("#!/bin/sh\necho /opt/other/bin/python3.12\n")  # answers as another interpreter would
     other.chmod(0o755)
 
+    # as a command typed in a terminal: not a make inside another (`make test` runs this suite)
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
+
     def said(python: str) -> str:
         done = subprocess.run([shutil.which("make") or "make", "--no-print-directory", "venv-made-with",
-                               f"PYTHON={python}"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+                               f"PYTHON={python}"], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                              env=env)
         assert done.returncode == 0, done.stderr
         return done.stdout
 
