@@ -59,10 +59,12 @@ $(VENV)/bin/python:
 # A .venv made earlier is kept whatever PYTHON says now (it may hold packages of its own), so a
 # .venv made with another interpreter is said once per command (not again by the `make lint` that
 # `make test` runs): `make clean` is what remakes it.
+# The interpreter beneath a venv, or the interpreter itself outside one, links resolved.
+BASE_PYTHON := import os, sys; print(os.path.realpath(sys._base_executable))
 venv-made-with:
 	@[ "$(MAKELEVEL)" = 0 ] || exit 0; \
-	made=$$($(PY) -c 'import os, sys; print(os.path.realpath(sys._base_executable))' 2>/dev/null) || exit 0; \
-	wanted=$$($(PYTHON) -c 'import os, sys; print(os.path.realpath(sys.executable))' 2>/dev/null) || exit 0; \
+	made=$$($(PY) -c '$(BASE_PYTHON)' 2>/dev/null) || exit 0; \
+	wanted=$$($(PYTHON) -c '$(BASE_PYTHON)' 2>/dev/null) || exit 0; \
 	[ "$$made" = "$$wanted" ] || echo "note: $(VENV) was made with $$made, not with $(PYTHON) ($$wanted); 'make clean' remakes it"
 
 $(VENV)/.installed-lab: pyproject.toml | $(VENV)/bin/python venv-made-with
